@@ -1,0 +1,142 @@
+"""The checks, written once: build a case's inputs, call the implementation, check shape, dtype, device,
+inputs unchanged, values, then diagnose. Used in-process by the pytest plugin and by the grader's judge.
+"""
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+
+from harness import fixtures, inputs
+from harness.compare import compare, tolerance_for
+from harness.diagnose import diagnose
+from harness.impl import Implementation
+from harness.messages import t
+from harness.outcomes import CheckFailure, Outcome, SubmissionError
+from harness.results import CheckResult
+from harness.spec import CaseSpec, ExerciseSpec
+from harness.typecheck import check_call
+
+
+@dataclass
+class Context:
+    """Everything a check needs about one exercise and one implementation under test."""
+
+    exercise: ExerciseSpec
+    impl: Implementation
+    reference: ModuleType | None  # the trusted reference package (absent in a handout)
+    signature: Callable  # whose annotations define the expected shapes
+    lang: str = "en"
+    fresh_seed: int | None = None  # grade.py: draw every random input anew from this seed
+    fixtures_dir: Any = None
+
+    def call(self, args: dict[str, Any]) -> torch.Tensor:
+        """Call the implementation and apply the checks every call gets (shape, dtype, device, purity)."""
+        ex = self.exercise
+        before = inputs.snapshot(args)
+        out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
+                             forbidden_calls=ex.forbidden)
+        check_call(self.signature, args, out, name=ex.function)
+        changed = inputs.modified(args, before)
+        if changed:
+            raise CheckFailure(t("modified", self.lang, names=", ".join(changed)))
+        for name, value in args.items():
+            if isinstance(value, torch.Tensor) and out.data_ptr() == value.data_ptr() and out.numel():
+                raise CheckFailure(t("alias", self.lang, name=name))
+        self._check_dtype_device(args, out)
+        return out
+
+    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor) -> None:
+        # masks may be float32 while the data is float64: the data's dtype is the one to keep
+        floats = [v for k, v in args.items() if isinstance(v, torch.Tensor) and v.is_floating_point()
+                  and k != "mask"]
+        if floats and out.dtype != floats[0].dtype:
+            raise CheckFailure(t("dtype", self.lang, got=out.dtype, expected=floats[0].dtype))
+        if floats and out.device != floats[0].device:
+            raise CheckFailure(t("device", self.lang, got=out.device, expected=floats[0].device))
+
+    def reference_call(self, args: dict[str, Any]) -> torch.Tensor:
+        fn = getattr(self.reference, self.exercise.function)
+        with torch.no_grad():
+            return fn(**args)
+
+    def case_data(self, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:
+        """Inputs and float64 expected output: the saved fixture, or fresh draws scored by the reference."""
+        if self.fresh_seed is None and self.fixtures_dir is not None:
+            path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
+            if path.exists():
+                return fixtures.load_case(path, case)
+        if self.reference is None:
+            raise FileNotFoundError(f"no fixture for {self.exercise.id}/{case.name} and no reference")
+        args = inputs.build_args(case, fresh_seed=self.fresh_seed)
+        expected = self.reference_call(inputs.to_float64(args)) if "value" in case.checks else None
+        return args, expected
+
+
+def describe_inputs(args: dict[str, Any]) -> str:
+    parts = []
+    for name, value in args.items():
+        if isinstance(value, torch.Tensor):
+            layout = "" if value.is_contiguous() else ", non-contiguous"
+            parts.append(f"{name}={tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}{layout}")
+        elif isinstance(value, torch.Generator):
+            parts.append(f"{name}=Generator(seed={value.initial_seed()})")
+        else:
+            parts.append(f"{name}={value!r}")
+    return ", ".join(parts)
+
+
+def _failure_text(ctx: Context, case: str, args: dict[str, Any], detail: str, diagnosis: str = "") -> str:
+    lang = ctx.lang
+    lines = [t("case_header", lang, exercise=ctx.exercise.id, case=case),
+             "  " + t("inputs", lang, shapes=describe_inputs(args)), "  " + detail]
+    if diagnosis:
+        lines.append("  " + t("diagnosis", lang, message=diagnosis))
+    lines.append("  " + t("hint", lang, hint=ctx.exercise.hint(lang)))
+    return "\n".join(lines)
+
+
+def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
+    args, expected = ctx.case_data(case)
+    try:
+        got = ctx.call(args)
+    except Outcome as outcome:
+        return CheckResult(case.name, False, outcome.status, _failure_text(ctx, case.name, args, str(outcome)))
+    except CheckFailure as failure:
+        return CheckResult(case.name, False, "failed", _failure_text(ctx, case.name, args, str(failure)))
+    if expected is None:
+        return CheckResult(case.name, True, "passed")
+    tol = tolerance_for(ctx.exercise.tolerance, got.dtype)
+    mismatch = compare(got, expected, tol, lang=ctx.lang)
+    if mismatch is None:
+        return CheckResult(case.name, True, "passed")
+    found = diagnose(ctx.exercise, args, got, tol) if ctx.reference is not None else None
+    text = _failure_text(ctx, case.name, args, mismatch.text, found.message.get(ctx.lang) if found else "")
+    return CheckResult(case.name, False, "failed", text, found.id if found else "")
+
+
+def run_property(ctx: Context, prop) -> CheckResult:
+    from harness.properties import PROPERTIES
+
+    check = PROPERTIES.get(prop.check)
+    if check is None:
+        raise LookupError(f"{ctx.exercise.path}: property check {prop.check!r} is not registered "
+                          f"(known: {', '.join(sorted(PROPERTIES))})")
+    try:
+        check(ctx, **prop.params)
+    except Outcome as outcome:
+        return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, str(outcome), law=False))
+    except CheckFailure as failure:
+        return CheckResult(prop.name, False, "failed", _property_text(ctx, prop.name, str(failure)),
+                           getattr(failure, "diagnosis", ""))
+    return CheckResult(prop.name, True, "passed")
+
+
+def _property_text(ctx: Context, name: str, detail: str, law: bool = True) -> str:
+    return "\n".join([t("property_header", ctx.lang, exercise=ctx.exercise.id, name=name),
+                      "  " + (t("property_failed", ctx.lang, name=name, detail=detail) if law else detail),
+                      "  " + t("hint", ctx.lang, hint=ctx.exercise.hint(ctx.lang))])
+
+
+__all__ = ["Context", "run_case", "run_property", "SubmissionError"]

@@ -1,0 +1,48 @@
+"""Comparing an output with its float64 expected value, and saying exactly where and by how much it differs."""
+
+from dataclasses import dataclass
+
+import torch
+
+from harness.messages import t
+from harness.spec import Tolerance
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    text: str
+
+
+def tolerance_for(tolerances: dict[str, Tolerance], dtype: torch.dtype) -> Tolerance:
+    name = str(dtype).removeprefix("torch.")
+    return tolerances.get(name) or tolerances["float32"]
+
+
+def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
+    return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat_index), shape)) if shape else ()
+
+
+def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *, lang: str) -> Mismatch | None:
+    """None when every element satisfies |got - expected| <= atol + rtol * |expected| (NaN never does)."""
+    g = got.detach().to("cpu", torch.float64)
+    e = expected.detach().to("cpu", torch.float64)
+    bad_finite = ~torch.isfinite(g) & torch.isfinite(e)
+    if bad_finite.any():
+        first = int(bad_finite.flatten().nonzero()[0])
+        return Mismatch(t("nan", lang, count=int(bad_finite.sum()), index=_index(first, g.shape)))
+    close = torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    if bool(close.all()):
+        return None
+    err = (g - e).abs().nan_to_num(nan=float("inf"))
+    flat = int(err.flatten().argmax())
+    idx = _index(flat, g.shape)
+    return Mismatch(t("mismatch", lang, bad=int((~close).sum()), total=close.numel(), err=float(err.flatten()[flat]),
+                      index=idx, got=float(g.flatten()[flat]), expected=float(e.flatten()[flat]),
+                      atol=tol.atol, rtol=tol.rtol, dtype=str(got.dtype).removeprefix("torch.")))
+
+
+def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
+    if got.shape != expected.shape:
+        return False
+    g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
+    return bool(torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=False).all())

@@ -1,0 +1,98 @@
+"""Run-time enforcement of a spec's forbidden calls.
+
+Two layers, both active while the code under test runs:
+- a TorchFunctionMode sees every public torch call (torch.softmax, F.softmax, Tensor.softmax, ...) as the
+  function object itself, however the student reached it (aliases, getattr with built strings, imports
+  bound before the guard was installed);
+- a TorchDispatchMode sees the ATen operator that actually runs, so routes that skip the Python API
+  (torch.ops.aten._softmax, torch._C._nn...) are caught too.
+Spec names starting with "aten." are ATen overload packets; every other name is a dotted Python path.
+A hit is recorded before raising, so a submission that catches the exception is still reported.
+"""
+
+import importlib
+from contextlib import contextmanager
+from typing import Iterator
+
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from harness.outcomes import ForbiddenCall
+
+
+def resolve(dotted: str) -> object:
+    """Import `torch.nn.functional.softmax`-style paths; raises ValueError naming the path when wrong."""
+    parts = dotted.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[split:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
+        return obj
+    raise ValueError(f"cannot resolve forbidden call {dotted!r}")
+
+
+class _FunctionGuard(TorchFunctionMode):
+    def __init__(self, banned: dict[object, str], hits: list[str]):
+        super().__init__()
+        self.banned, self.hits = banned, hits
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = self.banned.get(func) if _hashable(func) else None
+        if name is not None:
+            self.hits.append(name)
+            raise RuntimeError(f"forbidden call: {name}")
+        return func(*args, **(kwargs or {}))
+
+
+class _DispatchGuard(TorchDispatchMode):
+    def __init__(self, banned_ops: dict[str, str], hits: list[str]):
+        super().__init__()
+        self.banned_ops, self.hits = banned_ops, hits
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = self.banned_ops.get(func.overloadpacket.__name__)
+        if name is not None:
+            self.hits.append(name)
+            raise RuntimeError(f"forbidden call: {name}")
+        return func(*args, **(kwargs or {}))
+
+
+def _hashable(obj: object) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str]]:
+    functions: dict[object, str] = {}
+    ops: dict[str, str] = {}
+    for name in names:
+        if name.startswith("aten."):
+            ops[name.removeprefix("aten.")] = name
+        else:
+            functions[resolve(name)] = name
+    return functions, ops
+
+
+@contextmanager
+def guard(exercise: str, names: tuple[str, ...]) -> Iterator[list[str]]:
+    """Raise ForbiddenCall after the block if any of `names` was reached inside it."""
+    if not names:
+        yield []
+        return
+    functions, ops = _split(names)
+    hits: list[str] = []
+    try:
+        with _FunctionGuard(functions, hits), _DispatchGuard(ops, hits):
+            yield hits
+    finally:
+        if hits:
+            raise ForbiddenCall(exercise, hits[0])

@@ -1,0 +1,160 @@
+"""The registered commands that make generated files, and their drift checks.
+
+    python -m harness.generate template [--check]   # student_template/ from reference/
+    python -m harness.generate fixtures [--check]   # fixtures/ from reference/ + spec/
+    python -m harness.generate all [--check]
+
+With --check nothing is written; the command lists what differs from a fresh generation and exits 1.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from harness import fixtures, inputs, paths
+from harness.spec import Course, ExerciseSpec, QuizSpec
+from harness.spec_load import load_course
+
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+DEF = re.compile(r"^(\s*)def (run_\w+)\(")
+TEMPLATE_EXCLUDE = ("misconceptions", "__pycache__")
+STUB_HEADER = ("# Your implementation. Generated from the reference by `python -m harness.generate template`:\n"
+               "# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.\n")
+
+
+def strip_solutions(source: str, filename: str) -> str:
+    """Replace each marked solution block by a NotImplementedError naming its exercise."""
+    out, function, inside = [], None, None
+    for lineno, line in enumerate(source.splitlines(keepends=True), 1):
+        match = DEF.match(line)
+        if match and inside is None:
+            function = match.group(2)
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside is not None:
+                raise ValueError(f"{filename}:{lineno}: nested {BEGIN}")
+            inside = line[: len(line) - len(line.lstrip())]
+            if inside and function:
+                exercise = function.removeprefix("run_")
+                out.append(f'{inside}raise NotImplementedError("exercise {exercise}: implement {function}")\n')
+        elif stripped == END:
+            if inside is None:
+                raise ValueError(f"{filename}:{lineno}: {END} without {BEGIN}")
+            inside = None
+        elif inside is None:
+            out.append(line)
+    if inside is not None:
+        raise ValueError(f"{filename}: unterminated {BEGIN}")
+    return "".join(out)
+
+
+def quiz_template(quiz: QuizSpec) -> str:
+    lines = ["# Your quiz answers: replace each null. Numbers for numeric questions, the letter for choices.\n",
+             "answers:\n"]
+    for q in quiz.questions:
+        lines.append(f"  # {q.prompt.en} / {q.prompt.zh}\n")
+        for key, choice in q.choices.items():
+            lines.append(f"  #   {key}) {choice.en} / {choice.zh}\n")
+        lines.append(f"  {q.id}: null\n")
+    return "".join(lines)
+
+
+def template_files(course: Course) -> dict[str, str]:
+    """Relative path -> text of every file of student_template/."""
+    files = {}
+    for path in sorted(paths.REFERENCE_DIR.rglob("*.py")):
+        rel = path.relative_to(paths.REFERENCE_DIR)
+        if any(part in TEMPLATE_EXCLUDE for part in rel.parts):
+            continue
+        body = strip_solutions(path.read_text(encoding="utf-8"), f"reference/{rel}")
+        files[str(rel)] = STUB_HEADER + body if rel.name != "__init__.py" else body
+    for ex in course.exercises:
+        if isinstance(ex, QuizSpec):
+            files[ex.answers_file] = quiz_template(ex)
+    return files
+
+
+def fixture_arrays(course: Course, reference) -> dict[str, dict[str, np.ndarray]]:
+    """Relative path -> arrays of every fixture file, computed by the reference in float64."""
+    files = {}
+    for ex in course.coded:
+        fn = getattr(reference, ex.function)
+        for case in ex.cases:
+            args = inputs.build_args(case)
+            expected = fn(**inputs.to_float64(args)) if "value" in case.checks else None
+            rel = fixtures.fixture_path(Path("."), ex, case)
+            files[str(rel)] = fixtures.arrays(args, expected)
+    return files
+
+
+def _same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for key in a:
+        if a[key].dtype != b[key].dtype or a[key].shape != b[key].shape:
+            return False
+        # expected values may differ in the last bits between BLAS builds; inputs must match exactly
+        tol = 1e-12 if key == "expected" else 0.0
+        if not np.allclose(a[key], b[key], rtol=tol, atol=tol, equal_nan=True):
+            return False
+    return True
+
+
+def sync_template(course: Course, *, check: bool) -> list[str]:
+    wanted = template_files(course)
+    present = {str(p.relative_to(paths.TEMPLATE_DIR)) for p in paths.TEMPLATE_DIR.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    drift = sorted(rel for rel in wanted if rel not in present
+                   or (paths.TEMPLATE_DIR / rel).read_text(encoding="utf-8") != wanted[rel])
+    drift += sorted(f"{rel} (not generated: remove it)" for rel in present - set(wanted))
+    if not check:
+        for rel in present - set(wanted):
+            (paths.TEMPLATE_DIR / rel).unlink()
+        for rel, text in wanted.items():
+            (paths.TEMPLATE_DIR / rel).parent.mkdir(parents=True, exist_ok=True)
+            (paths.TEMPLATE_DIR / rel).write_text(text, encoding="utf-8")
+    return [f"student_template/{d}" for d in drift]
+
+
+def sync_fixtures(course: Course, reference, *, check: bool) -> list[str]:
+    wanted = fixture_arrays(course, reference)
+    present = {str(p.relative_to(paths.FIXTURES_DIR)) for p in paths.FIXTURES_DIR.rglob("*.npz")}
+    drift = sorted(rel for rel in wanted if rel not in present
+                   or not _same_arrays(fixtures.read(paths.FIXTURES_DIR / rel), wanted[rel]))
+    drift += sorted(f"{rel} (not generated: remove it)" for rel in present - set(wanted))
+    if not check:
+        for rel in present - set(wanted):
+            (paths.FIXTURES_DIR / rel).unlink()
+        for rel in drift:
+            if rel in wanted:
+                fixtures.save(paths.FIXTURES_DIR / rel, wanted[rel])
+    return [f"fixtures/{d}" for d in drift]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.generate", description=__doc__.split("\n")[0])
+    parser.add_argument("what", choices=["template", "fixtures", "all"])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
+    opts = parser.parse_args(argv)
+    course = load_course(paths.SPEC_DIR)
+    drift = []
+    if opts.what in ("template", "all"):
+        drift += sync_template(course, check=opts.check)
+    if opts.what in ("fixtures", "all"):
+        import reference
+
+        drift += sync_fixtures(course, reference, check=opts.check)
+    verb = "out of date (run `python -m harness.generate " + opts.what + "`)" if opts.check else "written"
+    for rel in drift:
+        print(f"{verb}: {rel}")
+    if not drift:
+        print("up to date")
+    return 1 if drift and opts.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Property checks: laws every correct implementation obeys, whatever its shapes and inputs.
+
+Each property is a function `(ctx, **params)` registered by name; specs name them under `properties:`
+with their params. They raise CheckFailure with a sentence saying which law broke and where. Random
+search uses hypothesis with bounded, derandomized settings so CI and grading are deterministic.
+"""
+
+import math
+from typing import Any, Callable
+
+import torch
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from harness.compare import compare, tolerance_for
+from harness.impl import vjp_call
+from harness.outcomes import CheckFailure
+
+PROPERTIES: dict[str, Callable[..., None]] = {}
+
+
+def register(fn: Callable[..., None]) -> Callable[..., None]:
+    PROPERTIES[fn.__name__] = fn
+    return fn
+
+
+def bounded(examples: int):
+    """Deterministic, database-free hypothesis settings; no shrinking (each example may be a remote call)."""
+    return settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=list(HealthCheck))
+
+
+def _base(ctx, case_name: str) -> dict[str, Any]:
+    case = next((c for c in ctx.exercise.cases if c.name == case_name), None)
+    if case is None:
+        raise LookupError(f"{ctx.exercise.path}: property refers to unknown case {case_name!r}")
+    return ctx.case_data(case)[0]
+
+
+def _expect_close(ctx, got, expected, what: str) -> None:
+    mismatch = compare(got, expected, tolerance_for(ctx.exercise.tolerance, got.dtype), lang=ctx.lang)
+    if mismatch is not None:
+        raise CheckFailure(f"{what}: {mismatch.text}")
+
+
+def _noise(like: torch.Tensor, seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(like.shape, generator=g, dtype=torch.float64).to(like.dtype)
+
+
+@register
+def softmax_normalised(ctx, examples: int = 20) -> None:
+    """Outputs lie in [0, 1] and sum to 1 along `dim`, for any shape, dim and input scale."""
+    @bounded(examples)
+    @given(shape=st.lists(st.integers(1, 6), min_size=1, max_size=4), data=st.data(),
+           scale=st.sampled_from([1.0, 30.0, 300.0]), seed=st.integers(0, 2**31))
+    def law(shape, data, scale, seed):
+        dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+        x = _noise(torch.empty(shape), seed).float() * scale
+        out = ctx.call({"in_features": x, "dim": dim})
+        sums = out.double().sum(dim)
+        if not torch.isfinite(out).all() or (out < 0).any() or (out > 1 + 1e-6).any():
+            raise CheckFailure(f"shape {shape}, dim={dim}, scale {scale}: outputs must be finite and in [0, 1]")
+        if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+            raise CheckFailure(f"shape {shape}, dim={dim}: sums along dim range over "
+                               f"[{sums.min():.6g}, {sums.max():.6g}], expected 1")
+    law()
+
+
+@register
+def softmax_shift_invariance(ctx, base_case: str, shift: float = 500.0) -> None:
+    """Adding any constant to a slice along `dim` (different per slice) leaves the softmax unchanged."""
+    args = _base(ctx, base_case)
+    x, dim = args["in_features"], args["dim"]
+    shape = list(x.shape)
+    shape[dim] = 1
+    c = _noise(torch.empty(shape), 7).to(x.dtype) * shift
+    _expect_close(ctx, ctx.call({**args, "in_features": x + c}), ctx.call(args),
+                  f"adding per-slice constants up to ±{shift:g} along dim={dim} changed the output")
+
+
+@register
+def causality(ctx, base_case: str, arg: str = "in_features") -> None:
+    """Changing tokens after position t leaves every output at positions ≤ t unchanged."""
+    args = _base(ctx, base_case)
+    x = args[arg]
+    seq = x.shape[-2]
+    cut = max(1, seq // 2)
+    future = x.clone()
+    future[..., cut:, :] = _noise(future[..., cut:, :], 11) * 3
+    before, after = ctx.call(args), ctx.call({**args, arg: future})
+    _expect_close(ctx, after[..., :cut, :], before[..., :cut, :],
+                  f"changing tokens {cut}..{seq - 1} (the future) changed outputs at positions 0..{cut - 1}")
+
+
+@register
+def permutation_equivariance(ctx, base_case: str, permute: dict, output_dim: int | None) -> None:
+    """Permuting tokens (the named args along the given dims) permutes the output the same way along
+    `output_dim`, or leaves it unchanged when output_dim is null (e.g. permuting keys with their values)."""
+    args = _base(ctx, base_case)
+    first = args[next(iter(permute))]
+    n = first.shape[permute[next(iter(permute))]]
+    perm = torch.randperm(n, generator=torch.Generator().manual_seed(5))
+    moved = {**args, **{name: args[name].index_select(dim, perm) for name, dim in permute.items()}}
+    out, out_moved = ctx.call(args), ctx.call(moved)
+    expected = out if output_dim is None else out.index_select(output_dim, perm)
+    what = " and ".join(permute)
+    _expect_close(ctx, out_moved, expected, f"permuting {what} by {perm.tolist()} did not "
+                  + ("leave the output unchanged" if output_dim is None else "permute the output the same way"))
+
+
+def _rope(ctx, x: torch.Tensor, positions: torch.Tensor, theta: float, max_seq_len: int) -> torch.Tensor:
+    return ctx.call({"d_k": x.shape[-1], "theta": theta, "max_seq_len": max_seq_len,
+                     "in_query_or_key": x, "token_positions": positions})
+
+
+@register
+def rope_preserves_norm(ctx, examples: int = 15, max_position: int = 4096) -> None:
+    """Each rotated pair (x[2i], x[2i+1]) keeps its length, at any position and θ (float32 inputs)."""
+    @bounded(examples)
+    @given(half=st.integers(1, 12), seq=st.integers(1, 9), theta=st.sampled_from([10000.0, 500.0, 1e6]),
+           seed=st.integers(0, 2**31))
+    def law(half, seq, theta, seed):
+        x = _noise(torch.empty(seq, 2 * half), seed)
+        pos = torch.randint(0, max_position, (seq,), generator=torch.Generator().manual_seed(seed))
+        out = _rope(ctx, x, pos, theta, max_position)
+        norms = lambda v: v.double().unflatten(-1, (half, 2)).norm(dim=-1)  # noqa: E731
+        if not torch.allclose(norms(out), norms(x), atol=1e-5, rtol=1e-5):
+            raise CheckFailure(f"d_k={2 * half}, θ={theta:g}, positions {pos.tolist()}: pair norms changed "
+                               "(a rotation must preserve them; are the pairs interleaved (2i, 2i+1)?)")
+    law()
+
+
+@register
+def rope_relative_position(ctx, examples: int = 15) -> None:
+    """<RoPE(q, m), RoPE(k, n)> depends only on m - n: shifting both positions by s changes nothing.
+    Positions stay below 4096; float32 angles there allow an error of ~2e-3·|q||k|."""
+    @bounded(examples)
+    @given(half=st.integers(1, 12), m=st.integers(0, 2000), n=st.integers(0, 2000), s=st.integers(1, 2000),
+           theta=st.sampled_from([10000.0, 500.0]), seed=st.integers(0, 2**31))
+    def law(half, m, n, s, theta, seed):
+        qk = _noise(torch.empty(2, 2 * half), seed)
+        scale = float(qk[0].norm() * qk[1].norm())
+
+        def score(pm, pn):
+            out = _rope(ctx, qk, torch.tensor([pm, pn]), theta, 4096).double()
+            return float(out[0] @ out[1])
+        a, b = score(m, n), score(m + s, n + s)
+        if abs(a - b) > 2e-3 * scale + 1e-6:
+            raise CheckFailure(f"d_k={2 * half}, θ={theta:g}: q·k at positions ({m}, {n}) is {a:.6g} but at "
+                               f"({m + s}, {n + s}) it is {b:.6g}; it must depend only on the offset")
+    law()
+
+
+def _dropout(ctx, x, p, training=True, seed=0):
+    return ctx.call({"in_features": x, "p": p, "training": training,
+                     "generator": torch.Generator().manual_seed(seed)})
+
+
+@register
+def dropout_values(ctx, ps: list, size: int = 4000) -> None:
+    """Every output is either 0 or x / (1 - p) (p = 1 gives all zeros)."""
+    x = _noise(torch.empty(size), 3).abs() + 0.5
+    for p in ps:
+        out = _dropout(ctx, x, p, seed=1)
+        kept = x / (1 - p) if p < 1 else torch.zeros_like(x)
+        ok = torch.isclose(out, torch.zeros_like(out)) | torch.isclose(out, kept, rtol=1e-5, atol=1e-6)
+        if not bool(ok.all()):
+            i = int((~ok).nonzero()[0])
+            raise CheckFailure(f"p={p}: output[{i}] = {float(out[i]):.6g} but x[{i}] = {float(x[i]):.6g}; "
+                               f"each value must be 0 or x/(1-p) = {float(kept[i]):.6g}")
+
+
+@register
+def dropout_rate(ctx, ps: list, size: int = 20000, sigmas: float = 6.0) -> None:
+    """The fraction of zeros is p, within a binomial bound of `sigmas` standard deviations."""
+    x = torch.ones(size)
+    for p in ps:
+        zeros = int((_dropout(ctx, x, p, seed=2) == 0).sum())
+        bound = sigmas * math.sqrt(size * p * (1 - p)) + 1
+        if abs(zeros - size * p) > bound:
+            raise CheckFailure(f"p={p}: {zeros} of {size} values were dropped, expected {size * p:.0f} ± "
+                               f"{bound:.0f} (is p the probability of dropping, not of keeping?)")
+
+
+@register
+def dropout_eval_identity(ctx, base_case: str) -> None:
+    """With training=False the output equals the input."""
+    args = _base(ctx, base_case)
+    out = ctx.call({**args, "training": False})
+    if not torch.equal(out, args["in_features"]):
+        raise CheckFailure("with training=False the output must equal the input exactly")
+
+
+@register
+def dropout_generator(ctx, p: float = 0.5, size: int = 2000) -> None:
+    """The same generator seed gives the same mask; different seeds give different masks."""
+    x = torch.ones(size)
+    first, again, other = (_dropout(ctx, x, p, seed=s) for s in (21, 21, 22))
+    if not torch.equal(first, again):
+        raise CheckFailure("two calls with generators seeded alike gave different outputs: draw the random "
+                           "numbers from the `generator` argument")
+    if torch.equal(first, other):
+        raise CheckFailure("generators with different seeds gave the same output")
+
+
+@register
+def gradient(ctx, base_case: str, wrt: list) -> None:
+    """Gradients through the implementation equal the reference's (float64, a random cotangent)."""
+    if ctx.reference is None:
+        return
+    from harness.inputs import to_float64
+
+    args = to_float64(_base(ctx, base_case))
+    ref_out = ctx.reference_call(args)
+    cotangent = _noise(ref_out, 13)
+    ex = ctx.exercise
+    _, ref_grads = vjp_call(getattr(ctx.reference, ex.function), exercise=ex.id, function=ex.function,
+                            kwargs=args, forbidden_calls=(), wrt=tuple(wrt), cotangent=cotangent)
+    _, grads = ctx.impl.vjp(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
+                            forbidden_calls=ex.forbidden, wrt=tuple(wrt), cotangent=cotangent)
+    for name in wrt:
+        _expect_close(ctx, grads[name], ref_grads[name], f"the gradient with respect to {name}")

@@ -1,0 +1,64 @@
+"""Shape and dtype checking of the returned tensor against the reference's jaxtyping annotations.
+
+The check itself is jaxtyping + beartype (one memo for all arguments and the return value, so named
+dims must agree). When it fails, the student reads a sentence, not a beartype dump:
+"run_rope returned (2, 6, 8), expected (... seq d_k) with d_k=16, seq=6".
+"""
+
+import inspect
+from typing import Any, Callable, get_args
+
+from beartype.door import die_if_unbearable
+from beartype.roar import BeartypeException
+from jaxtyping import jaxtyped
+
+from harness.outcomes import ShapeError
+
+
+def _tensor_hints(hint: Any) -> list[Any]:
+    """The jaxtyping array types inside a hint (unwrapping `X | None` and unions)."""
+    if hasattr(hint, "dim_str"):
+        return [hint]
+    return [h for arg in get_args(hint) for h in _tensor_hints(arg)]
+
+
+@jaxtyped(typechecker=None)
+def _check(hints: dict[str, Any], args: dict[str, Any], output: Any) -> None:
+    for name, value in args.items():
+        if name in hints:
+            die_if_unbearable(value, hints[name])
+    die_if_unbearable(output, hints["return"])
+
+
+def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, int]:
+    """Named dims fixed by the arguments (e.g. d_k=16), matched right to left like jaxtyping does."""
+    dims: dict[str, int] = {}
+    for name, value in args.items():
+        shape = getattr(value, "shape", None)
+        for hint in _tensor_hints(hints.get(name)):
+            if shape is None:
+                continue
+            names = hint.dim_str.split()
+            fixed = [n for n in names if not n.startswith(("*", "...")) and n != "..."]
+            if len(fixed) > len(shape):
+                continue
+            tail = list(shape)[len(shape) - len(fixed):] if fixed else []
+            for dim_name, size in zip(fixed, tail):
+                if dim_name.isidentifier():
+                    dims.setdefault(dim_name, size)
+    return dims
+
+
+def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: str) -> None:
+    """Raise ShapeError unless `output` (and the args) satisfy `function`'s annotations."""
+    hints = dict(inspect.get_annotations(function))
+    try:
+        _check(hints, args, output)
+    except BeartypeException:
+        expected = " | ".join(f"({h.dim_str})" for h in _tensor_hints(hints["return"]))
+        dims = bind_dims(hints, args)
+        known = ", ".join(f"{k}={v}" for k, v in dims.items() if k in expected)
+        got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__
+        dtype = f" {str(output.dtype).removeprefix('torch.')}" if hasattr(output, "dtype") else ""
+        raise ShapeError(f"{name} returned{dtype} {got}, expected {expected}" + (f" with {known}" if known else "")
+                         ) from None
