@@ -137,3 +137,25 @@ def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, 
                                   f"{describe_exception(exc)}") from exc
     return output.detach(), {name: (g if g is not None else torch.zeros_like(leaves[name])).detach()
                              for name, g in zip(wrt, grads)}
+
+
+class FileImpl(InProcessImpl):
+    """One .py file providing run_* functions (the mutation corpus: a bug or an alternative per file)."""
+
+    def __init__(self, path: Path, name: str | None = None):
+        super().__init__(path, name or Path(path).stem)
+
+    def _function(self, module: str, function: str) -> Callable:
+        if self._package is None:
+            name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
+            spec = importlib.util.spec_from_file_location(name, self.path)
+            mod = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(mod)
+            except Exception as exc:
+                raise SubmissionError(f"importing {self.path.name} failed: {describe_exception(exc)}") from exc
+            self._package = mod
+        fn = getattr(self._package, function, None)
+        if not callable(fn):
+            raise NotImplementedByStudent(f"{function} is missing from {self.path.name}")
+        return fn
