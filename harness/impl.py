@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import sysconfig
 import traceback
 from pathlib import Path
 from types import ModuleType
@@ -66,9 +67,17 @@ def find_function(package: ModuleType, module: str, function: str) -> Callable:
     return fn
 
 
+_LIBRARY_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_HARNESS_DIR = str(Path(__file__).resolve().parent)
+
+
+def _is_student_frame(filename: str) -> bool:
+    return not filename.startswith(_LIBRARY_DIRS + (_HARNESS_DIR, "<"))
+
+
 def describe_exception(exc: BaseException) -> str:
-    """One line: type, message and the innermost frame outside the harness (file:line)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/harness/" not in f.filename]
+    """One line: type, message and the innermost frame in the student's code (file:line)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_student_frame(f.filename)]
     where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
     if isinstance(exc, SyntaxError):
         where = f" (at {Path(exc.filename or '?').name}:{exc.lineno})"

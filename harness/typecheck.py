@@ -2,7 +2,7 @@
 
 The check itself is jaxtyping + beartype (one memo for all arguments and the return value, so named
 dims must agree). When it fails, the student reads a sentence, not a beartype dump:
-"run_rope returned (2, 6, 8), expected (... seq d_k) with d_k=16, seq=6".
+"run_rope returned float32 (2, 6, 8), expected Float (... seq d_k) with seq=6, d_k=16".
 """
 
 import inspect
@@ -30,15 +30,18 @@ def _check(hints: dict[str, Any], args: dict[str, Any], output: Any) -> None:
     die_if_unbearable(output, hints["return"])
 
 
-def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, int]:
+def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     """Named dims fixed by the arguments (e.g. d_k=16), matched right to left like jaxtyping does."""
-    dims: dict[str, int] = {}
+    dims: dict[str, Any] = {}
     for name, value in args.items():
         shape = getattr(value, "shape", None)
         for hint in _tensor_hints(hints.get(name)):
             if shape is None:
                 continue
             names = hint.dim_str.split()
+            if len(names) == 1 and names[0].startswith("*"):  # "*shape" binds the whole shape
+                dims.setdefault(names[0][1:], tuple(shape))
+                continue
             fixed = [n for n in names if not n.startswith(("*", "...")) and n != "..."]
             if len(fixed) > len(shape):
                 continue
@@ -55,7 +58,7 @@ def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: s
     try:
         _check(hints, args, output)
     except BeartypeException:
-        expected = " | ".join(f"({h.dim_str})" for h in _tensor_hints(hints["return"]))
+        expected = " | ".join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(hints["return"]))
         dims = bind_dims(hints, args)
         known = ", ".join(f"{k}={v}" for k, v in dims.items() if k in expected)
         got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__

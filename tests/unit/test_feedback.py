@@ -1,0 +1,137 @@
+"""What a student reads: shape errors, value mismatches, NaNs, in-place edits, dtype, forbidden calls."""
+
+import torch
+
+from harness import paths
+from harness.checks import run_case
+from harness.grading import grade_exercise, make_context
+from harness.impl import FileImpl
+from harness.spec_load import load_course
+
+COURSE = load_course(paths.SPEC_DIR)
+
+
+def impl_from(tmp_path, source: str) -> FileImpl:
+    path = tmp_path / "impl.py"
+    path.write_text("import torch\nimport torch.nn.functional as F\n" + source)
+    return FileImpl(path)
+
+
+def case_result(tmp_path, exercise_id, case_name, source, lang="en"):
+    exercise = COURSE.get(exercise_id)
+    ctx = make_context(exercise, impl_from(tmp_path, source), lang=lang)
+    return run_case(ctx, next(c for c in exercise.cases if c.name == case_name))
+
+
+def test_wrong_shape_reads_as_a_sentence(tmp_path):
+    result = case_result(tmp_path, "rope", "offset_positions", (
+        "def run_rope(d_k, theta, max_seq_len, in_query_or_key, token_positions):\n"
+        "    return in_query_or_key[..., : d_k // 2].clone()\n"))
+    assert result.status == "failed"
+    assert "run_rope returned float32 (2, 6, 8), expected Float (... seq d_k) with seq=6, d_k=16" in result.message
+
+
+def test_value_mismatch_names_case_shapes_error_index_tolerance_and_hint(tmp_path):
+    result = case_result(tmp_path, "softmax", "first_dim", (
+        "def run_softmax(in_features, dim):\n"
+        "    e = (in_features - in_features.max()).exp()\n"
+        "    return e / e.sum(-1, keepdim=True)\n"))
+    text = result.message
+    assert result.status == "failed"
+    for fragment in ("softmax · case first_dim", "in_features=(4, 3) float32, dim=0", "max abs error",
+                     "at index (", "got ", "expected ", "atol=1e-06, rtol=0.0001", "Hint: Subtract the maximum"):
+        assert fragment in text, text
+
+
+def test_feedback_in_chinese(tmp_path):
+    result = case_result(tmp_path, "softmax", "first_dim", (
+        "def run_softmax(in_features, dim):\n"
+        "    e = in_features.exp()\n"
+        "    return e / e.sum(-1, keepdim=True)\n"), lang="zh")
+    assert "用例 first_dim" in result.message and "最大绝对误差" in result.message and "提示" in result.message
+
+
+def test_nan_output_is_reported_with_its_position(tmp_path):
+    result = case_result(tmp_path, "softmax", "rows_of_different_scale", (
+        "def run_softmax(in_features, dim):\n"
+        "    e = (in_features - in_features.max()).exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n"))
+    assert result.status == "failed" and "NaN/inf" in result.message
+
+
+def test_in_place_modification_fails(tmp_path):
+    result = case_result(tmp_path, "softmax", "last_dim", (
+        "def run_softmax(in_features, dim):\n"
+        "    in_features -= in_features.amax(dim, keepdim=True)\n"
+        "    e = in_features.exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n"))
+    assert result.status == "failed" and "in place" in result.message
+
+
+def test_dtype_must_be_preserved(tmp_path):
+    exercise = COURSE.get("softmax")
+    ctx = make_context(exercise, impl_from(tmp_path, (
+        "def run_softmax(in_features, dim):\n"
+        "    x = in_features.float()\n"
+        "    e = (x - x.amax(dim, keepdim=True)).exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n")))
+    result = run_case(ctx, next(c for c in exercise.cases if c.name == "four_dims_float64"))
+    assert result.status == "failed" and "dtype" in result.message
+
+
+def test_forbidden_call_fails_the_exercise_even_through_an_obfuscated_name(tmp_path):
+    impl = impl_from(tmp_path, (
+        "def run_softmax(in_features, dim):\n"
+        "    fn = getattr(torch.nn.functional, 'soft' + 'max')\n"
+        "    return fn(in_features, dim)\n"))
+    result = grade_exercise(make_context(COURSE.get("softmax"), impl))
+    assert result.status == "forbidden" and result.score == 0
+    assert "torch.nn.functional.softmax" in result.feedback
+
+
+def test_forbidden_aten_route_and_swallowed_exception_are_still_caught(tmp_path):
+    impl = impl_from(tmp_path, (
+        "def run_softmax(in_features, dim):\n"
+        "    try:\n"
+        "        return torch.ops.aten._softmax(in_features, dim, False)\n"
+        "    except Exception:\n"
+        "        e = (in_features - in_features.amax(dim, keepdim=True)).exp()\n"
+        "        return e / e.sum(dim, keepdim=True)\n"))
+    result = grade_exercise(make_context(COURSE.get("softmax"), impl))
+    assert result.status == "forbidden" and "aten._softmax" in result.feedback
+
+
+def test_crash_is_an_error_with_file_and_line(tmp_path):
+    result = case_result(tmp_path, "softmax", "last_dim", (
+        "def run_softmax(in_features, dim):\n"
+        "    return in_features @ torch.zeros(7, 7)\n"))
+    assert result.status == "error" and "impl.py:4" in result.message
+
+
+def test_non_tensor_return_is_an_error(tmp_path):
+    result = case_result(tmp_path, "softmax", "last_dim", (
+        "def run_softmax(in_features, dim):\n"
+        "    return in_features.tolist()\n"))
+    assert result.status == "error" and "returned list" in result.message
+
+
+def test_partial_credit_and_status(tmp_path):
+    impl = impl_from(tmp_path, (
+        "def run_softmax(in_features, dim):\n"
+        "    e = (in_features - in_features.amax(-1, keepdim=True)).exp()\n"
+        "    return e / e.sum(-1, keepdim=True)\n"))
+    result = grade_exercise(make_context(COURSE.get("softmax"), impl))
+    assert result.status == "failed" and 0 < result.score < result.max_score
+
+
+def test_reference_output_survives_tensor_subclass_tricks(tmp_path):
+    impl = impl_from(tmp_path, (
+        "class Liar(torch.Tensor):\n"
+        "    def __eq__(self, other):\n"
+        "        return torch.ones_like(self, dtype=torch.bool)\n"
+        "def run_softmax(in_features, dim):\n"
+        "    return torch.zeros_like(in_features).as_subclass(Liar)\n"))
+    result = grade_exercise(make_context(COURSE.get("softmax"), impl))
+    cases = {c.name for c in COURSE.get("softmax").cases}
+    assert all(not c.passed for c in result.checks if c.name in cases)
+    assert torch.tensor(1.0).__class__ is torch.Tensor

@@ -1,0 +1,84 @@
+"""A broken spec fails with its file, the key path and what was expected."""
+
+import shutil
+
+import pytest
+import yaml
+
+from harness import paths
+from harness.spec import SpecError
+from harness.spec_load import load_course
+
+
+@pytest.fixture
+def spec_dir(tmp_path):
+    target = tmp_path / "spec"
+    shutil.copytree(paths.SPEC_DIR, target)
+    return target
+
+
+def edit(path, change):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+
+def expect_error(spec_dir, *fragments):
+    with pytest.raises(SpecError) as info:
+        load_course(spec_dir)
+    for fragment in fragments:
+        assert fragment in str(info.value), str(info.value)
+
+
+def test_the_real_course_loads():
+    course = load_course(paths.SPEC_DIR)
+    assert course.total_points == sum(e.points for e in course.exercises) == 100
+    assert [e.id for e in course.exercises][0] == "softmax"
+
+
+def test_wrong_dtype_names_file_key_and_choices(spec_dir):
+    edit(spec_dir / "softmax.yaml", lambda d: d["cases"][2]["args"]["in_features"].update(dtype="float"))
+    expect_error(spec_dir, "softmax.yaml", "cases[2].args.in_features.dtype", "'float32'", "got 'float'")
+
+
+def test_missing_required_key(spec_dir):
+    edit(spec_dir / "rope.yaml", lambda d: d.pop("tolerance"))
+    expect_error(spec_dir, "rope.yaml", "tolerance", "mapping")
+
+
+def test_tolerance_needs_a_justification(spec_dir):
+    edit(spec_dir / "rope.yaml", lambda d: d["tolerance"].update(why="ok"))
+    expect_error(spec_dir, "rope.yaml", "tolerance.why", "justification")
+
+
+def test_unknown_key_is_rejected(spec_dir):
+    edit(spec_dir / "dropout.yaml", lambda d: d.update(pionts=3))
+    expect_error(spec_dir, "dropout.yaml", "pionts")
+
+
+def test_id_must_match_file_and_function(spec_dir):
+    edit(spec_dir / "causal_mask.yaml", lambda d: d.update(function="run_mask"))
+    expect_error(spec_dir, "causal_mask.yaml", "function", "'run_causal_mask'")
+
+
+def test_points_must_add_up(spec_dir):
+    edit(spec_dir / "course.yaml", lambda d: d.update(total_points=99))
+    expect_error(spec_dir, "course.yaml", "total_points", "99")
+
+
+def test_course_and_files_must_agree(spec_dir):
+    (spec_dir / "extra.yaml").write_text("id: extra\n")
+    expect_error(spec_dir, "course.yaml", "exercises", "extra")
+
+
+def test_bad_shape_and_invalid_yaml(spec_dir):
+    edit(spec_dir / "softmax.yaml", lambda d: d["cases"][0]["args"]["in_features"].update(tensor=[3, -1]))
+    expect_error(spec_dir, "cases[0].args.in_features.tensor", "non-negative")
+    (spec_dir / "softmax.yaml").write_text("id: [unclosed\n")
+    expect_error(spec_dir, "softmax.yaml", "not valid YAML")
+
+
+def test_specs_are_frozen():
+    course = load_course(paths.SPEC_DIR)
+    with pytest.raises(AttributeError):
+        course.get("softmax").points = 100
