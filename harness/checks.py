@@ -126,11 +126,12 @@ def run_property(ctx: Context, prop) -> CheckResult:
     try:
         check(ctx, **prop.params)
     except Outcome as outcome:
-        return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, str(outcome), law=False))
+        return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, str(outcome), law=False),
+                           kind="property")
     except CheckFailure as failure:
         return CheckResult(prop.name, False, "failed", _property_text(ctx, prop.name, str(failure)),
-                           getattr(failure, "diagnosis", ""))
-    return CheckResult(prop.name, True, "passed")
+                           kind="property")
+    return CheckResult(prop.name, True, "passed", kind="property")
 
 
 def _property_text(ctx: Context, name: str, detail: str, law: bool = True) -> str:

@@ -1,8 +1,10 @@
 """From checks to an ExerciseResult: which checks run, how they score, and the quiz.
 
-Scoring: every case and property of an exercise weighs the same; score = points × passed / total.
-A forbidden call anywhere scores the exercise 0. Status is "passed" when all pass, "failed" when some
-pass, else the most telling status of the failures (forbidden > timeout > memory > error > not_implemented).
+Scoring: score = points × (cases passed / cases) × (1 + properties passed / properties) / 2. Properties
+scale the case score rather than add to it: a function returning zeros satisfies causality and
+permutation laws, and must not earn points for that alone; failing every law halves the case score. A forbidden call anywhere scores the exercise 0. Status is "passed"
+when all pass, "failed" when some pass, else the most telling status of the failures
+(forbidden > timeout > memory > error > not_implemented).
 """
 
 import importlib
@@ -50,13 +52,13 @@ def make_context(exercise: ExerciseSpec, impl: Implementation, *, lang: str = "e
 def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]:
     """All checks of the exercise; after a not-implemented outcome the rest are not run."""
     results: list[CheckResult] = []
-    todo = [(c.name, c.visible, run_case, c) for c in ctx.exercise.cases]
-    todo += [(p.name, p.visible, run_property, p) for p in ctx.exercise.properties]
-    for name, visible, runner, item in todo:
+    todo = [(c.name, c.visible, run_case, c, "case") for c in ctx.exercise.cases]
+    todo += [(p.name, p.visible, run_property, p, "property") for p in ctx.exercise.properties]
+    for name, visible, runner, item, kind in todo:
         if visible_only and not visible:
             continue
         if results and results[-1].status in ("not_implemented", "timeout"):
-            results.append(CheckResult(name, False, results[-1].status, ""))
+            results.append(CheckResult(name, False, results[-1].status, "", kind=kind))
             continue
         results.append(runner(ctx, item))
     return results
@@ -71,13 +73,18 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
         status, score = "passed", exercise.points
     else:
         status = "failed" if passed else next(s for s in SEVERITY if s in statuses)
-        score = exercise.points * passed / len(checks)
+        score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
     failures = [c.message for c in checks if not c.passed and c.message]
     feedback = "\n".join(failures[:3]) if failures else t("passed", lang)
     if len(failures) > 3:
         feedback += f"\n(+{len(failures) - 3} more)"
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(checks))
+
+
+def _fraction(checks: list[CheckResult], kind: str) -> float:
+    of_kind = [c for c in checks if c.kind == kind]
+    return sum(c.passed for c in of_kind) / len(of_kind) if of_kind else 1.0
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:

@@ -83,13 +83,20 @@ def _mask(r: ArgRecipe, seed: int) -> torch.Tensor:
     return allowed if r.dtype == "bool" else allowed.to(DTYPES[r.dtype])
 
 
-def build_arg(r: ArgRecipe, *, seed: int) -> Any:
+def build_arg(r: ArgRecipe, *, seed: int, fresh: bool = False) -> Any:
+    """One argument. `fresh` (grading draws) also jitters literal tensors, so no input equals a fixture."""
     if r.kind == "value":
         return r.value
     if r.kind == "generator":
         return _generator(seed)
+    if r.kind == "randint":
+        low, high = r.value
+        return int(torch.randint(low, high + 1, (), generator=_generator(seed)))
     if r.kind == "literal":
-        t = torch.tensor(r.value, dtype=DTYPES[r.dtype])
+        t = torch.tensor(r.value, dtype=torch.float64)
+        if fresh:
+            t = t + 0.1 * torch.randn(t.shape, generator=_generator(seed), dtype=torch.float64)
+        t = t.to(DTYPES[r.dtype])
     elif r.kind == "positions":
         t = _positions(r, seed)
     elif r.kind == "mask":
@@ -103,8 +110,9 @@ def build_args(case: CaseSpec, *, fresh_seed: int | None = None) -> dict[str, An
     """The case's keyword arguments; with `fresh_seed`, every random recipe draws from a new seed."""
     args = {}
     for name, recipe in case.args.items():
-        seed = recipe.seed if fresh_seed is None else derived_seed(fresh_seed, case.name, name)
-        args[name] = build_arg(recipe, seed=seed)
+        fresh = fresh_seed is not None
+        seed = derived_seed(fresh_seed, case.name, name) if fresh else recipe.seed
+        args[name] = build_arg(recipe, seed=seed, fresh=fresh)
     return args
 
 

@@ -17,6 +17,7 @@ class CheckResult:
     status: str  # one of STATUSES
     message: str = ""
     diagnosis: str = ""  # misconception id matched, if any
+    kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 LANGS = ("en", "zh")
-ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator")
+ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint")
 TENSOR_DTYPES = ("float32", "float64", "bfloat16", "float16")
 CASE_CHECKS = ("value",)
 
@@ -36,7 +36,7 @@ class Tolerance:
 @dataclass(frozen=True)
 class ArgRecipe:
     kind: str  # "value" (a plain YAML scalar) or one of ARG_KINDS
-    value: Any = None
+    value: Any = None  # the scalar, the literal nested list, or the (low, high) range of a randint
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
     seed: int = 0

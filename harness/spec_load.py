@@ -112,6 +112,12 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
     if kind == "generator":
         node.only({"generator"})
         return ArgRecipe(kind=kind, seed=node.get("generator", int))
+    if kind == "randint":  # an integer such as seq_len, drawn from [low, high] (inclusive)
+        node.only({"randint", "seed"})
+        bounds = node.get("randint", list)
+        if len(bounds) != 2 or not all(isinstance(b, int) for b in bounds) or bounds[0] > bounds[1]:
+            raise node.child("randint").fail("[low, high] integers with low <= high", bounds)
+        return ArgRecipe(kind=kind, value=tuple(bounds), seed=fields["seed"])
     if kind == "literal":
         fields["value"] = node.get("literal", list)
     else:

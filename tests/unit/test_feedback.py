@@ -135,3 +135,25 @@ def test_reference_output_survives_tensor_subclass_tricks(tmp_path):
     cases = {c.name for c in COURSE.get("softmax").cases}
     assert all(not c.passed for c in result.checks if c.name in cases)
     assert torch.tensor(1.0).__class__ is torch.Tensor
+
+
+def test_laws_alone_earn_nothing(tmp_path):
+    """Zeros satisfy causality; without a single correct case the exercise still scores 0."""
+    impl = impl_from(tmp_path, (
+        "def run_causal_attention(d_in, d_out, q_proj_weight, k_proj_weight, v_proj_weight, in_features,\n"
+        "                         q_proj_bias=None, k_proj_bias=None, v_proj_bias=None):\n"
+        "    return in_features.new_zeros(*in_features.shape[:-1], d_out)\n"))
+    result = grade_exercise(make_context(COURSE.get("causal_attention"), impl))
+    assert any(c.passed for c in result.checks if c.kind == "property")
+    assert result.score == 0 and result.status == "failed"
+
+
+def test_fresh_draws_change_every_input_including_literals_and_sizes():
+    from harness.inputs import build_args
+
+    for exercise_id, case_name in (("simple_self_attention", "journey_sentence"), ("causal_mask", "short")):
+        case = next(c for c in COURSE.get(exercise_id).cases if c.name == case_name)
+        published, fresh = build_args(case), build_args(case, fresh_seed=12345)
+        for name in published:
+            assert not (published[name] == fresh[name]) if not isinstance(fresh[name], torch.Tensor) else \
+                not torch.equal(published[name], fresh[name])
