@@ -93,8 +93,12 @@ def _failure_text(ctx: Context, case: str, args: dict[str, Any], detail: str, di
              "  " + t("inputs", lang, shapes=describe_inputs(args)), "  " + detail]
     if diagnosis:
         lines.append("  " + t("diagnosis", lang, message=diagnosis))
-    lines.append("  " + t("hint", lang, hint=ctx.exercise.hint(lang)))
     return "\n".join(lines)
+
+
+def hint_line(exercise: ExerciseSpec, lang: str) -> str:
+    """Shown once under an exercise's failures (pytest: under each failing test)."""
+    return "  " + t("hint", lang, hint=exercise.hint(lang))
 
 
 def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
@@ -136,8 +140,7 @@ def run_property(ctx: Context, prop) -> CheckResult:
 
 def _property_text(ctx: Context, name: str, detail: str, law: bool = True) -> str:
     return "\n".join([t("property_header", ctx.lang, exercise=ctx.exercise.id, name=name),
-                      "  " + (t("property_failed", ctx.lang, name=name, detail=detail) if law else detail),
-                      "  " + t("hint", ctx.lang, hint=ctx.exercise.hint(ctx.lang))])
+                      "  " + (t("property_failed", ctx.lang, name=name, detail=detail) if law else detail)])
 
 
 __all__ = ["Context", "run_case", "run_property", "SubmissionError"]

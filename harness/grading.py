@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from harness import paths
-from harness.checks import Context, run_case, run_property
+from harness.checks import Context, hint_line, run_case, run_property
 from harness.impl import Implementation, find_function, load_package
 from harness.messages import t
 from harness.results import CheckResult, ExerciseResult
@@ -78,6 +78,8 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
     feedback = "\n".join(failures[:3]) if failures else t("passed", lang)
     if len(failures) > 3:
         feedback += f"\n(+{len(failures) - 3} more)"
+    if failures and status != "not_implemented":
+        feedback += "\n" + hint_line(exercise, lang)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(checks))
 

@@ -12,6 +12,7 @@ import pytest
 from harness import paths
 from harness.grading import (grade_quiz, load_reference, make_context, read_answers, summarise,
                              summarise_quiz)
+from harness.checks import hint_line
 from harness.impl import InProcessImpl
 from harness.messages import default_lang, t
 from harness.results import CheckResult
@@ -79,7 +80,8 @@ def context_for(config, exercise):
 def record(config, exercise, result: CheckResult) -> None:
     config.stash[STASH]["results"].setdefault(exercise.id, []).append(result)
     if not result.passed:
-        pytest.fail(result.message or result.status, pytrace=False)
+        hint = "" if isinstance(exercise, QuizSpec) else "\n" + hint_line(exercise, config.stash[STASH]["lang"])
+        pytest.fail((result.message or result.status) + hint, pytrace=False)
 
 
 def quiz_result(config, question_item) -> CheckResult:

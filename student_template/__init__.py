@@ -1,7 +1,7 @@
-"""Reference solutions of the attention exercises: one run_* function per exercise id.
+"""The attention exercises: one run_* function per exercise id, called by keyword by the checks.
 
-Tools call these by keyword; student_template/ is generated from these files by removing the marked
-solution blocks.
+(In reference/ these are the solutions; student_template/ is generated from them by removing the
+marked solution blocks.)
 """
 
 from .attention import (
