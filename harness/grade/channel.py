@@ -34,12 +34,22 @@ class ChannelClosed(ChannelError):
 def write_frame(stream: BinaryIO, header: dict, payload: bytes = b"") -> None:
     header = {**header, "payload_bytes": len(payload)}
     raw = json.dumps(header, separators=(",", ":")).encode()
-    stream.write(_LENGTH.pack(len(raw)) + raw)
+    _write_all(stream, _LENGTH.pack(len(raw)) + raw)
     if payload:
-        stream.write(payload)
+        _write_all(stream, payload)
     flush = getattr(stream, "flush", None)
     if flush is not None:
         flush()
+
+
+def _write_all(stream: BinaryIO, data: bytes) -> None:
+    """Raw (unbuffered) streams may write only part of the data: continue until all of it is out."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        if not written:
+            raise ChannelError(f"could not write to the channel ({len(view)} bytes left)")
+        view = view[written:]
 
 
 def read_frame(stream: BinaryIO, *, max_header: int = MAX_HEADER, max_payload: int) -> tuple[dict, bytes]:
@@ -152,6 +162,8 @@ def _tensor_from(payload: bytes, offset: int, dtype: torch.dtype, shape: list[in
     numel = math.prod(shape)
     if numel == 0:
         return torch.empty(shape, dtype=dtype)
+    if dtype == torch.bool:  # a byte other than 0/1 is not a valid bool: normalise instead of trusting it
+        return torch.frombuffer(payload, dtype=torch.uint8, count=numel, offset=offset).reshape(shape) != 0
     # clone: each tensor owns its memory, nothing aliases the receive buffer or another tensor
     flat = torch.frombuffer(payload, dtype=dtype, count=numel, offset=offset)
     return flat.reshape(shape).clone()

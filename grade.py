@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Grade submissions: python grade.py [SUBMISSION ...] --out DIR. See README.md, "Grading"."""
+
+import sys
+
+from harness.grade.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

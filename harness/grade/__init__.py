@@ -1,0 +1,1 @@
+"""Grading untrusted submissions: the judge-side RemoteImpl and the sandboxed runner it talks to."""

@@ -1,0 +1,179 @@
+"""Second stage of a runner launch: set up the jail from inside the new namespaces, then exec the runner.
+
+Run as a plain script (`python -I -S jail.py CONFIG_JSON`, standard library only) by sandbox.py, either
+under `unshare` (then it is pid 1 of a fresh pid namespace and root of a private mount namespace) or
+directly (rlimits-only). In namespace modes it
+  1. covers /tmp, homes, the scratch root and every hidden path with empty tmpfs (files: /dev/null),
+     re-exposing only what the runner needs (the interpreter, the harness) at their usual paths;
+  2. binds the runner's scratch dir at a fixed path and remounts every other mount read-only;
+  3. mounts a /proc that shows only this pid namespace (no judge environ, cmdline or memory);
+  4. drops to the runner uid (as root) and drops every capability (so no tmpfs can be unmounted);
+then, in every mode, moves the channel fds to 3 and 4, applies rlimits and execs the runner.
+Any failure exits with EXIT_JAIL_FAILED and a message on stderr (the capture), before untrusted code runs.
+"""
+
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import resource
+import sys
+
+EXIT_JAIL_FAILED = 121
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+# per-mount flags a user namespace may not clear: a read-only remount must repeat them
+LOCKED_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
+                "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
+PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 24, 28, 38, 36
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SECBIT_NOROOT, SECBIT_NOROOT_LOCKED, SECBIT_KEEP_CAPS_LOCKED = 1, 2, 32
+RLIMITS = {"AS": resource.RLIMIT_AS, "NPROC": resource.RLIMIT_NPROC, "FSIZE": resource.RLIMIT_FSIZE,
+           "CORE": resource.RLIMIT_CORE, "NOFILE": resource.RLIMIT_NOFILE}
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {source or ''} on {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl({option}, {arg})")
+
+
+def _under(path: str, parents: list[str]) -> bool:
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in parents)
+
+
+def cover(paths: list[str], *, mode: str = "0755") -> list[str]:
+    """An empty tmpfs over each existing directory, /dev/null over each existing file; parents first."""
+    covered = []
+    for path in sorted(paths, key=lambda p: p.count("/")):
+        if os.path.isdir(path) and not os.path.islink(path):
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size=1m")
+            covered.append(path)
+        elif os.path.lexists(path) and not os.path.isdir(path):
+            mount("/dev/null", path, None, MS_BIND)
+            covered.append(path)
+    return covered
+
+
+def expose(kept: dict[str, int], covered: list[str]) -> None:
+    """Re-bind each kept directory that a cover hid, at its own path (opened before covering)."""
+    for path, fd in sorted(kept.items()):
+        if _under(path, covered) and path not in covered:
+            os.makedirs(path, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+
+
+def mount_points() -> list[tuple[str, int]]:
+    """(mount point, flags that must be kept) for every mount of this namespace, parents first."""
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            point = fields[4].encode().decode("unicode_escape")  # octal escapes such as \040
+            keep = sum(flag for name, flag in LOCKED_FLAGS.items() if name in fields[5].split(","))
+            points.append((point, keep))
+    return points
+
+
+def remount_readonly(skip: set[str]) -> None:
+    for point, keep in mount_points():
+        if point in skip:
+            continue
+        try:
+            mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | keep)
+        except FileNotFoundError:
+            continue  # under a cover: it cannot be reached, so it needs no remount
+
+
+def setup_mounts(config: dict) -> None:
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here may propagate to the judge's view
+    kept = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in config["expose"] if os.path.isdir(p)}
+    scratch_fd = os.open(config["scratch"], os.O_PATH | os.O_DIRECTORY)
+    covered = cover(config["cover"])
+    expose(kept, covered)
+    cover(config["hidden"])
+    inside = config["inside_scratch"]
+    os.makedirs(inside, exist_ok=True)
+    mount(f"/proc/self/fd/{scratch_fd}", inside, None, MS_BIND)
+    remount_readonly(skip={inside})
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for fd in [*kept.values(), scratch_fd]:
+        os.close(fd)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_privileges(config: dict) -> None:
+    """Lose root for good: uid/gid (when really root), bounding set, ambient and all capability sets."""
+    prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_KEEP_CAPS_LOCKED)
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0 and ctypes.get_errno() != errno.EINVAL:
+            _check(-1, f"dropping capability {cap} from the bounding set")
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    if config["drop_uid"]:
+        os.setgroups([])
+        os.setresgid(config["gid"], config["gid"], config["gid"])
+        os.setresuid(config["uid"], config["uid"], config["uid"])
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    _check(libc.capset(ctypes.byref(header), ctypes.byref((_CapData * 2)())), "capset (dropping all)")
+
+
+def move_channel_fds(fds: list[int]) -> None:
+    """The request/reply pipes become fds 3 and 4; every other inherited fd above 2 is closed."""
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in fds]  # a pipe may already sit on 3 or 4
+    for target, fd in zip((3, 4), high):
+        os.dup2(fd, target, inheritable=True)
+        os.set_inheritable(target, True)
+    os.closerange(5, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def apply_rlimits(limits: dict[str, int]) -> None:
+    for name, value in limits.items():
+        resource.setrlimit(RLIMITS[name], (value, value))
+
+
+def main(argv: list[str]) -> None:
+    config = json.loads(argv[0])
+    try:
+        if config["namespaces"]:
+            setup_mounts(config)
+        else:
+            prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the submission stay ours, so they can be found
+        try:
+            os.setsid()  # own session: kill(0, ...) from the submission reaches nobody outside it
+        except PermissionError:
+            pass  # already a session leader (started with a new session)
+        if config["namespaces"]:
+            drop_privileges(config)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        move_channel_fds(config["fds"])
+        os.chdir(config["inside_scratch"])
+        apply_rlimits(config["rlimits"])
+        os.execve(config["argv"][0], config["argv"], config["env"])
+    except Exception as exc:  # before any untrusted code: report and stop, never continue half-jailed
+        print(f"runner sandbox set-up failed: {exc}", file=sys.stderr, flush=True)
+        os._exit(EXIT_JAIL_FAILED)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

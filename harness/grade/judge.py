@@ -1,0 +1,91 @@
+"""The judge: grades one submission. It holds the specs and the reference and never imports student code;
+the submission's functions run in a RemoteImpl runner, and every comparison happens here.
+"""
+
+import datetime as dt
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import __version__, paths
+from harness.grade.remote import RemoteImpl
+from harness.grade.sandbox import Limits
+from harness.grade.submissions import BadSubmission, Submission, prepare
+from harness.grading import grade_exercise, grade_quiz, load_reference, make_context, read_answers
+from harness.outcomes import Outcome
+from harness.results import ExerciseResult, SubmissionResult
+from harness.spec import Course, QuizSpec
+
+TAIL_NOTE = "\n--- last output of your code ---\n"
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    seed: int  # the secret seed of this grading run: fresh inputs for every case
+    limits: Limits
+    hidden_paths: tuple[Path, ...]
+    lang: str = "en"
+
+
+def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path, ...]:
+    """What a runner must not see: solutions, specs, data, results and every other submission."""
+    root = paths.ROOT
+    fixed = [paths.REFERENCE_DIR, paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests", root / "examples",
+             root / ".git", out_dir]
+    return tuple(dict.fromkeys(p.resolve() for p in fixed + [s.source for s in submissions]))
+
+
+def failed_everywhere(course: Course, status: str, message: str) -> list[ExerciseResult]:
+    return [ExerciseResult(id=ex.id, function=ex.function, score=0.0, max_score=ex.points, status=status,
+                           feedback=message) for ex in course.exercises]
+
+
+def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
+    key = read_answers(paths.REFERENCE_DIR / quiz.answers_file)
+    return grade_quiz(quiz, read_answers(package / quiz.answers_file), key, lang=lang)
+
+
+def _coded(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
+    with remote.budget(opts.limits.timeout_s):
+        ctx = make_context(exercise, remote, lang=opts.lang, fresh_seed=opts.seed, reference=reference,
+                           fixtures_dir=None)
+        try:
+            result = grade_exercise(ctx)
+        except Outcome as outcome:  # e.g. the runner died while a property was mid-way
+            result = ExerciseResult(exercise.id, exercise.function, 0.0, exercise.points, outcome.status,
+                                    str(outcome))
+    if result.status in ("error", "timeout", "memory") and remote.output_tail:
+        result = ExerciseResult(**{**result.__dict__, "feedback": result.feedback + TAIL_NOTE + remote.output_tail})
+    return result
+
+
+def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions,
+                     scratch: Path) -> list[ExerciseResult]:
+    reference = load_reference()
+    results = []
+    with RemoteImpl(package, name=name, limits=opts.limits, hidden_paths=list(opts.hidden_paths),
+                    scratch_root=scratch) as remote:
+        for exercise in course.exercises:
+            if isinstance(exercise, QuizSpec):
+                results.append(_quiz(exercise, package, opts.lang))
+            else:
+                results.append(_coded(exercise, remote, opts, reference))
+    return results
+
+
+def grade_submission(submission: Submission, course: Course, opts: JudgeOptions) -> SubmissionResult:
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-") as work:
+        work_dir = Path(work)
+        work_dir.chmod(0o755)  # an unprivileged runner user must reach its scratch dir below
+        try:
+            package = prepare(submission, work_dir)
+            exercises = exercise_results(package, submission.name, course, opts, work_dir)
+        except BadSubmission as problem:
+            exercises = failed_everywhere(course, "error", f"submission {submission.name}: {problem}")
+    return SubmissionResult(
+        submission=submission.name, score=round(sum(e.score for e in exercises), 4),
+        max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
+        duration_s=round(time.monotonic() - started, 3), harness_version=__version__)

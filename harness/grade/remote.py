@@ -1,0 +1,274 @@
+"""RemoteImpl: the judge's Implementation. Same call/vjp as harness.impl.InProcessImpl, but the
+submission runs in a sandboxed runner process (sandbox.py) and only frames (channel.py) come back.
+
+The runner starts lazily, on a fresh copy of the submission in a fresh scratch dir, and after any kill
+(timeout, crash, protocol violation) the next call starts a new one. Starting does not count against the
+exercise budget (the import has its own limit); a failed import fails every later call at once.
+"""
+
+import shutil
+import signal
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+from harness.grade import pipes
+from harness.grade.channel import ChannelError, decode_tensors, encode_tensors, read_frame, tensor_bytes, \
+    write_frame
+from harness.grade.sandbox import LEVELS, Limits, RunnerProcess, isolation_level
+from harness.grade.scratch import copy_submission, remove_tree
+from harness.outcomes import (ForbiddenCall, MemoryLimit, NotImplementedByStudent, Outcome, ShapeError,
+                              SubmissionError, TimeLimit)
+
+EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
+MAX_MESSAGE = 2000  # runner messages are untrusted text shown to students: keep them short
+OUTCOMES = {"not_implemented": NotImplementedByStudent, "error": SubmissionError, "failed": ShapeError,
+            "timeout": TimeLimit, "memory": MemoryLimit}
+
+
+class RemoteImpl:
+    def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
+                 scratch_root: Path):
+        self.name = name
+        self.limits = limits
+        self.isolation = isolation_level(limits.isolation)
+        self.submission_dir = Path(submission_dir).resolve()
+        self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
+        self.scratch_root = Path(scratch_root).resolve()
+        self.last_inputs_modified: tuple[str, ...] = ()
+        self._tail = pipes.OutputTail(limits.max_output_bytes)
+        self._runner: RunnerProcess | None = None
+        self._scratch: Path | None = None
+        self._drain = None
+        self._import_failure: Outcome | None = None
+        self._deadline: float | None = None
+        self._budget_s: float | None = None
+
+    # -- the Implementation interface -------------------------------------------------------------
+    def call(self, *, exercise, module, function, kwargs, forbidden_calls):
+        reply, tensors = self._request("call", exercise, module, function, kwargs, forbidden_calls)
+        return self._output(reply, tensors, kwargs)
+
+    def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
+        extra = {"wrt": list(wrt), "cotangent_key": "cotangent"}
+        reply, tensors = self._request("vjp", exercise, module, function, kwargs, forbidden_calls,
+                                       extra=extra, extra_tensors={"cotangent": cotangent})
+        grads = {}
+        for name in wrt:
+            grads[name] = tensors.get(f"grad:{name}")
+            if grads[name] is None:
+                raise SubmissionError(f"{exercise}: runner protocol violation: no gradient for {name!r}")
+        return self._output(reply, tensors, kwargs), grads
+
+    @contextmanager
+    def budget(self, seconds: float) -> Iterator["RemoteImpl"]:
+        """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once."""
+        previous = self._deadline, self._budget_s
+        self._deadline, self._budget_s = time.monotonic() + seconds, seconds
+        try:
+            yield self
+        finally:
+            self._deadline, self._budget_s = previous
+
+    @property
+    def output_tail(self) -> str:
+        return self._tail.text()
+
+    def start(self) -> None:
+        """Start the runner now (otherwise the first call does); raises the import failure, if any."""
+        if self._import_failure is not None:
+            raise _copy(self._import_failure)
+        if self._runner is None:
+            started = time.monotonic()
+            self._launch()
+            if self._deadline is not None:  # starting is the harness's time, not the exercise's
+                self._deadline += time.monotonic() - started
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.kill()
+            self._drain.join(timeout=5)
+            self._runner = None
+        if self._scratch is not None:
+            remove_tree(self._scratch)
+            self._scratch = None
+
+    def __enter__(self) -> "RemoteImpl":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- starting ----------------------------------------------------------------------------------
+    def _launch(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="runner-", dir=self.scratch_root))
+        package = copy_submission(self.submission_dir, self._scratch,
+                                  owner=(self.limits.uid, self.limits.gid) if self.isolation == LEVELS[0] else None)
+        self._runner = RunnerProcess(level=self.isolation, limits=self.limits, scratch=self._scratch,
+                                     package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+        self._drain = pipes.drain(self._runner.output, self._tail)
+        try:
+            self._hello("started", self.limits.boot_timeout_s)
+            hello = self._hello("ready", self.limits.import_timeout_s)
+        except Outcome as exc:
+            self._import_failure = exc
+            raise
+        if hello.get("status") != "ready":
+            message = str(hello.get("message", "unknown error"))[:MAX_MESSAGE]
+            self._import_failure = SubmissionError(message)
+            self.close()
+            raise _copy(self._import_failure)
+
+    def _hello(self, stage: str, timeout_s: float) -> dict:
+        deadline = time.monotonic() + timeout_s
+        try:
+            header, _ = read_frame(pipes.DeadlineReader(self._runner.replies, deadline), max_payload=0)
+        except pipes.Expired:
+            self.close()
+            if stage == "started":
+                raise RuntimeError(f"the grading runner did not start within {timeout_s} s") from None
+            raise TimeLimit(f"importing the submission took longer than {timeout_s} s") from None
+        except (ChannelError, OSError) as exc:
+            raise self._failure("importing the submission", exc, starting=stage == "started")
+        if stage == "started" and header.get("status") != "started":
+            raise self._failure("starting", ChannelError(f"unexpected frame {header!r:.200}"), starting=True)
+        return header
+
+    # -- one request -------------------------------------------------------------------------------
+    def _request(self, op, exercise, module, function, kwargs, forbidden_calls, *, extra=None,
+                 extra_tensors=None) -> tuple[dict, dict[str, torch.Tensor]]:
+        self._check_budget(exercise)
+        self.start()
+        self._check_budget(exercise)
+        args, tensors = encode_args(kwargs)
+        tensors.update(extra_tensors or {})
+        meta, payload = encode_tensors(tensors)
+        header = {"op": op, "exercise": exercise, "module": module, "function": function,
+                  "forbidden": list(forbidden_calls), "args": args, "tensors": meta, **(extra or {})}
+        deadline = self._deadline if self._deadline is not None else time.monotonic() + self.limits.timeout_s
+        try:
+            write_frame(pipes.DeadlineWriter(self._runner.requests, deadline), header, payload)
+            reply, data = read_frame(pipes.DeadlineReader(self._runner.replies, deadline),
+                                     max_payload=self.limits.max_reply_mb << 20)
+        except pipes.Expired:
+            self.close()
+            raise TimeLimit(f"{exercise}: exceeded the time limit of {self._limit_s():g} s") from None
+        except (ChannelError, OSError) as exc:
+            raise self._failure(exercise, exc) from None
+        return self._parse_reply(exercise, reply, data)
+
+    def _check_budget(self, exercise: str) -> None:
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            raise TimeLimit(f"{exercise}: the time budget of {self._budget_s:g} s is used up")
+
+    def _limit_s(self) -> float:
+        return self._budget_s if self._budget_s is not None else self.limits.timeout_s
+
+    def _parse_reply(self, exercise: str, reply: dict, data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
+        status = reply.get("status")
+        if status == "ok":
+            try:
+                return reply, decode_tensors(reply.get("tensors"), data)
+            except ChannelError as exc:
+                raise self._violation(exercise, exc) from None
+        message = str(reply.get("message", ""))[:MAX_MESSAGE]
+        if status == "forbidden" and isinstance(reply.get("call"), str):
+            raise ForbiddenCall(exercise, reply["call"][:200])
+        if status in OUTCOMES:
+            raise OUTCOMES[status](message)
+        raise self._violation(exercise, ChannelError(f"unknown reply status {status!r:.100}"))
+
+    def _output(self, reply: dict, tensors: dict[str, torch.Tensor], kwargs: dict[str, Any]) -> torch.Tensor:
+        """The output, after mirroring what the runner reported about the inputs into the caller's kwargs,
+        so the checks see exactly what an in-process call would have shown them."""
+        output = tensors.get("output")
+        modified, aliases = reply.get("inputs_modified", []), reply.get("output_aliases", [])
+        if output is None or not _names(modified, kwargs) or not _names(aliases, kwargs):
+            raise self._violation("reply", ChannelError("ok reply without a valid output/inputs report"))
+        self.last_inputs_modified = tuple(modified)
+        for name in modified:
+            mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
+        for name in aliases:
+            if _same(kwargs[name], output):
+                return kwargs[name]
+        return output
+
+    # -- failures ----------------------------------------------------------------------------------
+    def _failure(self, exercise: str, exc: BaseException, *, starting: bool = False) -> Exception:
+        """Why the channel broke: the runner died (how), or it is alive and sent garbage."""
+        code = self._runner.exit_code(wait_s=2.0)
+        tail = self.output_tail[-500:]
+        self.close()
+        if starting or code == EXIT_JAIL_FAILED:
+            return RuntimeError(f"the grading runner failed to start (exit status {code}): {exc}\n{tail}")
+        if code is None:
+            return SubmissionError(f"{exercise}: runner protocol violation: {exc}")
+        if code == -signal.SIGKILL:
+            return MemoryLimit(f"{exercise}: the runner was killed (SIGKILL), most likely out of memory")
+        if code < 0:
+            return SubmissionError(f"{exercise}: crashed (signal {-code}, {_signal_name(-code)})")
+        return SubmissionError(f"{exercise}: the runner exited with status {code} (sys.exit or os._exit?)")
+
+    def _violation(self, exercise: str, exc: Exception) -> SubmissionError:
+        self.close()
+        return SubmissionError(f"{exercise}: runner protocol violation: {exc}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _copy(exc: Outcome) -> Outcome:
+    fresh = type(exc).__new__(type(exc))
+    fresh.__dict__.update(exc.__dict__)
+    fresh.args = exc.args
+    return fresh
+
+
+def _names(value: Any, kwargs: dict[str, Any]) -> bool:
+    return isinstance(value, list) and all(isinstance(kwargs.get(n), torch.Tensor) for n in value)
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and tensor_bytes(a) == tensor_bytes(b)
+
+
+def layout_of(t: torch.Tensor) -> str:
+    """Which harness.inputs layout reproduces `t`'s memory layout (values are always sent contiguous)."""
+    if t.is_contiguous():
+        return "contiguous"
+    return "transposed" if t.dim() >= 2 and t.mT.is_contiguous() else "strided"
+
+
+def encode_args(kwargs: dict[str, Any]) -> tuple[dict, dict[str, torch.Tensor]]:
+    """Argument descriptions for the request, and the tensors to put in its payload."""
+    args: dict[str, dict] = {}
+    tensors: dict[str, torch.Tensor] = {}
+    for name, value in kwargs.items():
+        if isinstance(value, torch.Tensor):
+            tensors[f"arg:{name}"] = value.detach().contiguous()
+            args[name] = {"kind": "tensor", "key": f"arg:{name}", "layout": layout_of(value)}
+        elif isinstance(value, torch.Generator):
+            args[name] = {"kind": "generator", "seed": value.initial_seed()}
+        elif isinstance(value, torch.device) or (name == "device" and isinstance(value, str)):
+            args[name] = {"kind": "device"}
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            args[name] = {"kind": "value", "value": value}
+        else:
+            raise TypeError(f"argument {name}: a {type(value).__name__} cannot be sent to the runner")
+    return args, tensors
+
+
+def mirror_inplace(target: torch.Tensor, changed: torch.Tensor | None, name: str) -> None:
+    """Apply the runner's in-place change to the caller's tensor (as if the call had run here)."""
+    if changed is None or changed.shape != target.shape or changed.dtype != target.dtype:
+        raise SubmissionError(f"your function changed the shape or dtype of its input {name} in place")
+    with torch.no_grad():
+        target.copy_(changed)

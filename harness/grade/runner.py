@@ -1,0 +1,152 @@
+"""The runner: the only process that imports a submission. It answers the judge's requests over two pipes.
+
+Started by sandbox.py inside the jail (`python -m harness.grade.runner --requests 3 --replies 4
+--package DIR` also works by hand). stdout and stderr belong to the submission and go to the judge's
+capped capture, so every frame travels on the reply fd instead. Frames in order:
+  {"status": "started"}                          torch and the harness are imported (the harness's time)
+  {"status": "ready"} | {"status": "error", ...}  the submission package imported, or why not
+  then one reply per request: {"status": "ok", "tensors": meta, "inputs_modified": [...],
+  "output_aliases": [...]} + payload, or {"status": <Outcome.status>, "message": ..., "call": ...}.
+Everything this process reports is treated by the judge as untrusted (the submission runs here too).
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from harness.grade.channel import ChannelClosed, ChannelError, decode_tensors, encode_tensors, read_frame, \
+    tensor_bytes, write_frame
+from harness.impl import as_tensor, describe_exception, find_function, invoke, load_package, vjp_call
+from harness.inputs import apply_layout
+from harness.outcomes import Outcome, SubmissionError
+
+MAX_REQUEST = 1 << 31
+
+
+def build_kwargs(args: dict, tensors: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """The call's keyword arguments from the request's argument descriptions."""
+    kwargs: dict[str, Any] = {}
+    for name, arg in args.items():
+        kind = arg["kind"]
+        if kind == "tensor":
+            layout = arg.get("layout", "contiguous")
+            value = tensors[arg["key"]]
+            kwargs[name] = value if layout == "contiguous" else apply_layout(value, layout)
+        elif kind == "value":
+            kwargs[name] = arg["value"]
+        elif kind == "generator":
+            kwargs[name] = torch.Generator().manual_seed(int(arg["seed"]))
+        elif kind == "device":
+            kwargs[name] = "cpu"
+        else:
+            raise ValueError(f"argument {name!r}: unknown kind {kind!r}")
+    return kwargs
+
+
+def _changed(now: torch.Tensor, before: torch.Tensor) -> bool:
+    # bytes, not torch.equal: NaN != NaN would flag an untouched input
+    return now.shape != before.shape or now.dtype != before.dtype or tensor_bytes(now) != tensor_bytes(before)
+
+
+def run_request(package, header: dict, payload: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
+    """Call the function the request names; the ok-reply fields and the tensors to send back."""
+    tensors = decode_tensors(header["tensors"], payload)
+    kwargs = build_kwargs(header["args"], tensors)
+    received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
+    fn = find_function(package, header["module"], header["function"])
+    common = dict(exercise=header["exercise"], kwargs=kwargs, forbidden_calls=tuple(header["forbidden"]))
+    if header["op"] == "call":
+        output = as_tensor(invoke(fn, **common), header["function"]).detach()
+        result = {"output": output}
+    elif header["op"] == "vjp":
+        output, grads = vjp_call(fn, function=header["function"], wrt=tuple(header["wrt"]),
+                                 cotangent=tensors[header["cotangent_key"]], **common)
+        result = {"output": output, **{f"grad:{name}": g for name, g in grads.items()}}
+    else:
+        raise ValueError(f"unknown op {header['op']!r}")
+    modified = [name for name, before in received.items() if _changed(kwargs[name], before)]
+    result.update({f"input:{name}": kwargs[name] for name in modified})
+    aliases = [name for name in received if output.numel() and output.data_ptr() == kwargs[name].data_ptr()]
+    return {"status": "ok", "inputs_modified": modified, "output_aliases": aliases}, result
+
+
+def _is_memory_failure(exc: BaseException | None) -> bool:
+    while exc is not None:
+        if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def handle(package, header: dict, payload: bytes) -> tuple[dict, bytes]:
+    """One reply frame for one request; never raises (a broken request is reported, not fatal)."""
+    try:
+        reply, result = run_request(package, header, payload)
+        try:
+            meta, data = encode_tensors(result)
+        except ChannelError as exc:
+            raise SubmissionError(f"{header['exercise']}: cannot return this result: {exc}") from None
+        return {**reply, "tensors": meta}, data
+    except Outcome as exc:
+        if _is_memory_failure(exc):
+            return {"status": "memory", "message": f"{header.get('exercise')}: out of memory ({exc})"}, b""
+        return {"status": exc.status, "message": str(exc), "call": getattr(exc, "call", None)}, b""
+    except MemoryError as exc:
+        return {"status": "memory", "message": f"{header.get('exercise')}: out of memory ({exc})"}, b""
+    except (ChannelError, KeyError, TypeError, ValueError) as exc:
+        return {"status": "error", "message": f"bad request ({type(exc).__name__}: {exc})"}, b""
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the submission's function
+        return {"status": "error", "message": f"{header.get('exercise')}: {describe_exception(exc)}"}, b""
+
+
+def import_submission(path: Path) -> tuple[Any, dict]:
+    """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
+    try:
+        return load_package(path), {"status": "ready"}
+    except Outcome as exc:
+        return None, {"status": "error", "message": str(exc)}
+    except BaseException as exc:
+        return None, {"status": "error", "message": f"importing the submission failed: {describe_exception(exc)}"}
+
+
+def _reap_orphans() -> None:
+    """As pid 1 (or subreaper) orphans of the submission become our children: reap finished ones."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def serve(package, requests, replies) -> None:
+    while True:
+        _reap_orphans()
+        try:
+            header, payload = read_frame(requests, max_payload=MAX_REQUEST)
+        except ChannelClosed:
+            return
+        write_frame(replies, *handle(package, header, payload))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m harness.grade.runner")
+    parser.add_argument("--requests", type=int, default=0, help="fd the judge's requests arrive on")
+    parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
+    parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    requests = os.fdopen(args.requests, "rb", buffering=0)
+    replies = os.fdopen(args.replies, "wb", buffering=0)
+    write_frame(replies, {"status": "started"})
+    package, hello = import_submission(args.package)
+    write_frame(replies, hello)
+    if package is not None:
+        serve(package, requests, replies)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,183 @@
+"""Starting and killing a runner process with the strongest isolation this machine allows.
+
+Levels, strongest first (`isolation_level()` says which one applies; README and results quote it):
+- "root-dropped+namespaces": started as root; new mount, pid and net namespaces (util-linux `unshare`),
+  hidden paths covered by tmpfs, everything but scratch read-only, then uid/gid `Limits.uid/gid` with no
+  capabilities. The judge's processes, files and network are out of reach.
+- "user-namespaces": not root, but unprivileged user namespaces work: the same mounts inside a user +
+  mount + pid + net namespace, all capabilities dropped. The runner keeps the judge's uid on the host.
+- "rlimits-only": neither works: rlimits and a session only. Nothing is hidden and the submission runs
+  as the judge's user (it can read what the judge can, and signal the judge): see README.
+In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
+clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
+one, every process of the runner's session, process group or subreaper tree is killed).
+"""
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.grade import procs
+
+LEVELS = ("root-dropped+namespaces", "user-namespaces", "rlimits-only")
+JAIL = Path(__file__).with_name("jail.py")
+HARNESS_ROOT = Path(__file__).resolve().parents[2]
+INSIDE_SCRATCH = "/tmp/scratch"  # where the runner sees its scratch dir when namespaces are used
+ALWAYS_COVERED = ("/tmp", "/var/tmp", "/dev/shm", "/run/user", "/root", "/home")
+RUNNER_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
+               "from harness.grade.runner import main; main(sys.argv[2:])")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one runner. Times in seconds, sizes in MB unless the name says otherwise."""
+
+    timeout_s: float = 10.0  # per-exercise wall-clock budget (when no explicit budget is given)
+    memory_mb: int = 4096  # RLIMIT_AS; `import torch` alone needs ~700 MB of address space
+    max_processes: int = 64  # RLIMIT_NPROC (threads count too)
+    max_output_bytes: int = 4096  # captured stdout+stderr kept (the tail) for feedback
+    max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
+    max_open_files: int = 512  # RLIMIT_NOFILE
+    max_reply_mb: int = 1024  # largest reply payload read back from the runner
+    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time, not the student's
+    import_timeout_s: float = 20.0  # importing the submission package
+    uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
+    gid: int = 65534
+    isolation: str = "auto"  # or one of LEVELS, to force a weaker level (tests, debugging)
+
+    def __post_init__(self):
+        for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
+                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
+        if self.isolation not in ("auto", *LEVELS):
+            raise ValueError(f"Limits.isolation must be 'auto' or one of {LEVELS}, got {self.isolation!r}")
+
+
+@functools.cache
+def _unshare_works(*flags: str) -> bool:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    try:
+        probe = subprocess.run([unshare, *flags, "--fork", "--kill-child", "--mount-proc", "true"],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def best_level() -> str:
+    if os.geteuid() == 0:
+        # as root a user namespace would map the runner to host root: never use one
+        return LEVELS[0] if _unshare_works("--mount", "--pid", "--net") else LEVELS[2]
+    return LEVELS[1] if _unshare_works("--user", "--map-root-user", "--mount", "--pid", "--net") else LEVELS[2]
+
+
+def isolation_level(requested: str = "auto") -> str:
+    """The level a runner gets here: the best available, or `requested` if that is available."""
+    best = best_level()
+    if requested == "auto" or requested == best or requested == LEVELS[2]:
+        return best if requested == "auto" else requested
+    raise ValueError(f"isolation {requested!r} is not available here (as uid {os.geteuid()} the best is "
+                     f"{best!r}; {LEVELS[0]!r} needs root, {LEVELS[1]!r} needs a non-root user)")
+
+
+def rlimits(limits: Limits) -> dict[str, int]:
+    return {"AS": limits.memory_mb << 20, "NPROC": limits.max_processes, "FSIZE": limits.max_file_mb << 20,
+            "CORE": 0, "NOFILE": limits.max_open_files}
+
+
+def runner_env(home: str) -> dict[str, str]:
+    """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _import_paths() -> list[str]:
+    """The judge's own import path (minus the cwd entry), so the runner finds torch and the harness."""
+    paths = [str(HARNESS_ROOT)] + [p for p in sys.path if p and os.path.isabs(p)]
+    return list(dict.fromkeys(paths))
+
+
+def _exposed(paths: list[str]) -> list[str]:
+    """Directories the runner must be able to read even under a covered /root or /home."""
+    python = Path(os.path.realpath(sys.executable)).parent
+    wanted = [str(python), sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix), *paths]
+    return sorted({os.path.realpath(p) for p in wanted if os.path.isdir(p)})
+
+
+def jail_config(*, level: str, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                covered: list[Path], fds: tuple[int, int]) -> dict:
+    namespaces = level != LEVELS[2]
+    inside = INSIDE_SCRATCH if namespaces else str(scratch)
+    paths = _import_paths()
+    argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
+            "--replies", "4", "--package", f"{inside}/{package}"]
+    return {"namespaces": namespaces, "drop_uid": level == LEVELS[0], "uid": limits.uid, "gid": limits.gid,
+            "scratch": str(scratch), "inside_scratch": inside,
+            "cover": sorted({*ALWAYS_COVERED, *(str(p) for p in covered)}),
+            "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
+            "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv}
+
+
+class RunnerProcess:
+    """One started runner: the request/reply/output pipes (judge ends) and how to kill it completely."""
+
+    def __init__(self, *, level: str, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                 covered: list[Path]):
+        self.level = level
+        req_r, self.requests = os.pipe()
+        self.replies, rep_w = os.pipe()
+        self.output, out_w = os.pipe()
+        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
+                             covered=covered, fds=(req_r, rep_w))
+        command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
+        if level != LEVELS[2]:
+            flags = ["--mount", "--pid", "--net"]
+            if level == LEVELS[1]:
+                flags = ["--user", "--map-root-user", *flags]
+            command = [shutil.which("unshare") or "unshare", *flags, "--fork", "--kill-child", *command]
+        try:
+            self.popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                          pass_fds=(req_r, rep_w), start_new_session=True, env=runner_env("/"),
+                                          cwd="/")
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+
+    def exit_code(self, wait_s: float = 0.0) -> int | None:
+        """The runner's exit status (negative: killed by that signal), or None while it runs."""
+        try:
+            return self.popen.wait(timeout=wait_s) if wait_s > 0 else self.popen.poll()
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL everything the runner started, wait until it is all gone, close the judge's pipe ends."""
+        leader = self.popen.pid
+        if self.level == LEVELS[2]:
+            procs.kill_tree(leader)
+        else:
+            # the namespace's init is the unshare process's child; its death kills the whole namespace,
+            # and its pidfd becomes readable only once every process in it has been reaped
+            procs.kill_and_wait([pid for pid, p in procs.snapshot().items() if p.ppid == leader])
+            procs.kill_group(leader)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"runner {leader} did not die after SIGKILL") from None
+        for fd in (self.requests, self.replies):
+            _close_quietly(fd)
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
