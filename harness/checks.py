@@ -61,6 +61,13 @@ class Context:
         with torch.no_grad():
             return fn(**args)
 
+    def stored_misconceptions(self, case: CaseSpec) -> dict[str, torch.Tensor] | None:
+        """None: run misconceptions live (reference present); else their outputs saved in the fixture."""
+        if self.reference is not None or self.fresh_seed is not None or self.fixtures_dir is None:
+            return None
+        path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
+        return fixtures.stored_misconceptions(path) if path.exists() else {}
+
     def case_data(self, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:
         """Inputs and float64 expected output: the saved fixture, or fresh draws scored by the reference."""
         if self.fresh_seed is None and self.fixtures_dir is not None:
@@ -115,7 +122,7 @@ def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
     mismatch = compare(got, expected, tol, lang=ctx.lang)
     if mismatch is None:
         return CheckResult(case.name, True, "passed")
-    found = diagnose(ctx.exercise, args, got, tol) if ctx.reference is not None else None
+    found = diagnose(ctx.exercise, args, got, tol, stored=ctx.stored_misconceptions(case))
     text = _failure_text(ctx, case.name, args, mismatch.text, found.message.get(ctx.lang) if found else "")
     return CheckResult(case.name, False, "failed", text, found.id if found else "")
 

@@ -23,10 +23,15 @@ def _to_numpy(t: torch.Tensor) -> np.ndarray:
     return (t.float() if t.dtype in (torch.bfloat16, torch.float16) else t).numpy()
 
 
-def arrays(args: dict[str, Any], expected: torch.Tensor | None) -> dict[str, np.ndarray]:
+def arrays(args: dict[str, Any], expected: torch.Tensor | None,
+           misconceptions: dict[str, torch.Tensor] | None = None) -> dict[str, np.ndarray]:
+    """Inputs, the float64 expected output and, for diagnosis where the reference is not shipped, each
+    misconception's output on these inputs (outputs, never code: a misconception is a near-solution)."""
     out = {f"arg.{k}": _to_numpy(v) for k, v in args.items() if isinstance(v, torch.Tensor)}
     if expected is not None:
         out["expected"] = _to_numpy(expected.to(torch.float64))
+    for name, value in (misconceptions or {}).items():
+        out[f"misconception.{name}"] = _to_numpy(value.to(torch.float64))
     return out
 
 
@@ -39,6 +44,12 @@ def save(path: Path, data: dict[str, np.ndarray]) -> None:
 def read(path: Path) -> dict[str, np.ndarray]:
     with np.load(path, allow_pickle=False) as data:
         return {k: data[k] for k in data.files}
+
+
+def stored_misconceptions(path: Path) -> dict[str, torch.Tensor]:
+    """Misconception outputs saved with a fixture: {misconception id: output}."""
+    return {k.removeprefix("misconception."): torch.from_numpy(v) for k, v in read(path).items()
+            if k.startswith("misconception.")}
 
 
 def load_case(path: Path, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from harness import fixtures, inputs, paths
-from harness.spec import Course, ExerciseSpec, QuizSpec
+from harness.diagnose import run_misconception
+from harness.spec import Course, QuizSpec
 from harness.spec_load import load_course
 
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -86,8 +86,10 @@ def fixture_arrays(course: Course, reference) -> dict[str, dict[str, np.ndarray]
         for case in ex.cases:
             args = inputs.build_args(case)
             expected = fn(**inputs.to_float64(args)) if "value" in case.checks else None
+            wrong = {m.id: out for m in ex.misconceptions if "value" in case.checks
+                     and (out := run_misconception(ex, m, args)) is not None}
             rel = fixtures.fixture_path(Path("."), ex, case)
-            files[str(rel)] = fixtures.arrays(args, expected)
+            files[str(rel)] = fixtures.arrays(args, expected, wrong)
     return files
 
 
@@ -97,8 +99,8 @@ def _same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
     for key in a:
         if a[key].dtype != b[key].dtype or a[key].shape != b[key].shape:
             return False
-        # expected values may differ in the last bits between BLAS builds; inputs must match exactly
-        tol = 1e-12 if key == "expected" else 0.0
+        # outputs may differ in the last bits between BLAS builds; inputs must match exactly
+        tol = 0.0 if key.startswith("arg.") else 1e-12
         if not np.allclose(a[key], b[key], rtol=tol, atol=tol, equal_nan=True):
             return False
     return True
