@@ -31,6 +31,10 @@ class ChannelClosed(ChannelError):
     """The peer closed the channel cleanly, between frames."""
 
 
+class ChannelTruncated(ChannelError):
+    """The peer closed the channel in the middle of a frame."""
+
+
 def write_frame(stream: BinaryIO, header: dict, payload: bytes = b"") -> None:
     header = {**header, "payload_bytes": len(payload)}
     raw = json.dumps(header, separators=(",", ":")).encode()
@@ -85,7 +89,7 @@ def _read_exact(stream: BinaryIO, n: int, *, what: str, eof_ok: bool = False) ->
         if not chunk:
             if eof_ok and not buf:
                 raise ChannelClosed("channel closed")
-            raise ChannelError(f"channel closed after {len(buf)} of {n} bytes of the {what}")
+            raise ChannelTruncated(f"channel closed after {len(buf)} of {n} bytes of the {what}")
         buf += chunk
     return buf
 
@@ -143,7 +147,8 @@ def _check_item(name: Any, item: Any, offset: int) -> tuple[torch.dtype, list[in
         raise ChannelError(f"tensor entry {name!r} is malformed")
     dtype = DTYPES.get(item.get("dtype")) if isinstance(item.get("dtype"), str) else None
     if dtype is None:
-        raise ChannelError(f"{name!r}: dtype {item.get('dtype')!r} is not allowed (allowed: {', '.join(DTYPES)})")
+        raise ChannelError(f"{name!r}: dtype {item.get('dtype')!r} is not allowed "
+                           f"(allowed: {', '.join(DTYPES)})")
     shape = item.get("shape")
     if (not isinstance(shape, list) or len(shape) > MAX_DIMS
             or not all(type(d) is int and 0 <= d <= MAX_ELEMENTS for d in shape)):

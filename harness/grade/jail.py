@@ -17,6 +17,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import resource
 import sys
 
@@ -82,7 +83,7 @@ def mount_points() -> list[tuple[str, int]]:
     with open("/proc/self/mountinfo") as f:
         for line in f:
             fields = line.split()
-            point = fields[4].encode().decode("unicode_escape")  # octal escapes such as \040
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])  # \040 is a space
             keep = sum(flag for name, flag in LOCKED_FLAGS.items() if name in fields[5].split(","))
             points.append((point, keep))
     return points
@@ -127,7 +128,8 @@ def drop_privileges(config: dict) -> None:
     """Lose root for good: uid/gid (when really root), bounding set, ambient and all capability sets."""
     prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_KEEP_CAPS_LOCKED)
     for cap in range(64):
-        if libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0 and ctypes.get_errno() != errno.EINVAL:
+        dropped = libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) == 0
+        if not dropped and ctypes.get_errno() != errno.EINVAL:  # EINVAL: no such capability on this kernel
             _check(-1, f"dropping capability {cap} from the bounding set")
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     if config["drop_uid"]:
@@ -149,6 +151,9 @@ def move_channel_fds(fds: list[int]) -> None:
 
 def apply_rlimits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
+        hard = resource.getrlimit(RLIMITS[name])[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)  # only ever lower a limit: raising it needs privileges
         resource.setrlimit(RLIMITS[name], (value, value))
 
 
@@ -170,7 +175,8 @@ def main(argv: list[str]) -> None:
         os.chdir(config["inside_scratch"])
         apply_rlimits(config["rlimits"])
         os.execve(config["argv"][0], config["argv"], config["env"])
-    except Exception as exc:  # before any untrusted code: report and stop, never continue half-jailed
+    # before any untrusted code runs: report and stop, never continue half-jailed
+    except Exception as exc:  # noqa: BLE001
         print(f"runner sandbox set-up failed: {exc}", file=sys.stderr, flush=True)
         os._exit(EXIT_JAIL_FAILED)
 

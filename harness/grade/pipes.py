@@ -14,6 +14,16 @@ class Expired(Exception):
     """The deadline passed while waiting for the runner."""
 
 
+def wait_until(fd: int, event: int, deadline: float) -> None:
+    """Wait for `event` on `fd` (or hang-up/error, which the next read or write reports) until `deadline`.
+    poll, not select: select cannot watch fds above 1023, and a long grading run may reach them."""
+    poller = select.poll()
+    poller.register(fd, event)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not poller.poll(max(1, round(remaining * 1000))):
+        raise Expired()
+
+
 class DeadlineReader:
     """A `read(n)` stream over a pipe fd for channel.read_frame; raises Expired at the deadline."""
 
@@ -21,9 +31,7 @@ class DeadlineReader:
         self.fd, self.deadline = fd, deadline
 
     def read(self, n: int) -> bytes:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
-            raise Expired()
+        wait_until(self.fd, select.POLLIN, self.deadline)
         return os.read(self.fd, min(n, 1 << 20))
 
 
@@ -37,9 +45,7 @@ class DeadlineWriter:
     def write(self, data) -> int:
         view = memoryview(data)
         while view:
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [self.fd], [], remaining)[1]:
-                raise Expired()
+            wait_until(self.fd, select.POLLOUT, self.deadline)
             try:
                 view = view[os.write(self.fd, view):]
             except BlockingIOError:
@@ -61,6 +67,10 @@ class OutputTail:
             self.total += len(data)
             self._buf += data
             del self._buf[:-self.cap]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._buf.clear()
 
     def text(self) -> str:
         with self._lock:

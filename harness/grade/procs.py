@@ -70,7 +70,8 @@ def _kill(pid: int) -> None:
 
 
 def kill_tree(leader: int, *, timeout_s: float = 10.0) -> None:
-    """Kill every member of `leader` (repeatedly: a fork bomb keeps forking until each copy is hit), then it."""
+    """Kill every member of `leader`, then the leader itself. Repeatedly: a fork bomb keeps forking until
+    each copy is hit."""
     end = time.monotonic() + timeout_s
     while (found := members(leader, snapshot())) and time.monotonic() < end:
         for pid in found:

@@ -6,23 +6,39 @@ The runner starts lazily, on a fresh copy of the submission in a fresh scratch d
 exercise budget (the import has its own limit); a failed import fails every later call at once.
 """
 
-import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import torch
 
 from harness.grade import pipes
-from harness.grade.channel import ChannelError, decode_tensors, encode_tensors, read_frame, tensor_bytes, \
-    write_frame
+from harness.grade.args import encode_args, mirror_inplace
+from harness.grade.channel import (
+    ChannelClosed,
+    ChannelError,
+    ChannelTruncated,
+    decode_tensors,
+    encode_tensors,
+    read_frame,
+    tensor_bytes,
+    write_frame,
+)
 from harness.grade.sandbox import LEVELS, Limits, RunnerProcess, isolation_level
 from harness.grade.scratch import copy_submission, remove_tree
-from harness.outcomes import (ForbiddenCall, MemoryLimit, NotImplementedByStudent, Outcome, ShapeError,
-                              SubmissionError, TimeLimit)
+from harness.outcomes import (
+    ForbiddenCall,
+    MemoryLimit,
+    NotImplementedByStudent,
+    Outcome,
+    ShapeError,
+    SubmissionError,
+    TimeLimit,
+)
 
 EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
 MAX_MESSAGE = 2000  # runner messages are untrusted text shown to students: keep them short
@@ -51,7 +67,7 @@ class RemoteImpl:
     # -- the Implementation interface -------------------------------------------------------------
     def call(self, *, exercise, module, function, kwargs, forbidden_calls):
         reply, tensors = self._request("call", exercise, module, function, kwargs, forbidden_calls)
-        return self._output(reply, tensors, kwargs)
+        return self._output(exercise, reply, tensors, kwargs)
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         extra = {"wrt": list(wrt), "cotangent_key": "cotangent"}
@@ -62,11 +78,13 @@ class RemoteImpl:
             grads[name] = tensors.get(f"grad:{name}")
             if grads[name] is None:
                 raise SubmissionError(f"{exercise}: runner protocol violation: no gradient for {name!r}")
-        return self._output(reply, tensors, kwargs), grads
+        return self._output(exercise, reply, tensors, kwargs), grads
 
     @contextmanager
     def budget(self, seconds: float) -> Iterator["RemoteImpl"]:
-        """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once."""
+        """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once.
+        A budget is one exercise: output_tail starts afresh, so feedback shows only this exercise's output."""
+        self._tail.clear()
         previous = self._deadline, self._budget_s
         self._deadline, self._budget_s = time.monotonic() + seconds, seconds
         try:
@@ -76,6 +94,7 @@ class RemoteImpl:
 
     @property
     def output_tail(self) -> str:
+        """The last Limits.max_output_bytes the runner printed since the current budget began."""
         return self._tail.text()
 
     def start(self) -> None:
@@ -97,7 +116,7 @@ class RemoteImpl:
             remove_tree(self._scratch)
             self._scratch = None
 
-    def __enter__(self) -> "RemoteImpl":
+    def __enter__(self) -> "RemoteImpl":  # noqa: PYI034 -- Self needs 3.11; the project supports 3.10
         return self
 
     def __exit__(self, *exc) -> None:
@@ -106,10 +125,22 @@ class RemoteImpl:
     # -- starting ----------------------------------------------------------------------------------
     def _launch(self) -> None:
         self._scratch = Path(tempfile.mkdtemp(prefix="runner-", dir=self.scratch_root))
-        package = copy_submission(self.submission_dir, self._scratch,
-                                  owner=(self.limits.uid, self.limits.gid) if self.isolation == LEVELS[0] else None)
-        self._runner = RunnerProcess(level=self.isolation, limits=self.limits, scratch=self._scratch,
-                                     package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+        owner = (self.limits.uid, self.limits.gid) if self.isolation == LEVELS[0] else None
+        try:
+            package = copy_submission(self.submission_dir, self._scratch, owner=owner)
+        except OSError as exc:
+            self._import_failure = SubmissionError(f"cannot copy the submission {self.submission_dir}: {exc}")
+        except SubmissionError as exc:
+            self._import_failure = exc
+        if self._import_failure is not None:
+            self.close()
+            raise _copy(self._import_failure)
+        try:
+            self._runner = RunnerProcess(level=self.isolation, limits=self.limits, scratch=self._scratch,
+                                         package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+        except OSError:
+            self.close()
+            raise
         self._drain = pipes.drain(self._runner.output, self._tail)
         try:
             self._hello("started", self.limits.boot_timeout_s)
@@ -131,7 +162,7 @@ class RemoteImpl:
             self.close()
             if stage == "started":
                 raise RuntimeError(f"the grading runner did not start within {timeout_s} s") from None
-            raise TimeLimit(f"importing the submission took longer than {timeout_s} s") from None
+            raise TimeLimit(f"importing the submission took longer than {timeout_s:g} s") from None
         except (ChannelError, OSError) as exc:
             raise self._failure("importing the submission", exc, starting=stage == "started")
         if stage == "started" and header.get("status") != "started":
@@ -182,13 +213,14 @@ class RemoteImpl:
             raise OUTCOMES[status](message)
         raise self._violation(exercise, ChannelError(f"unknown reply status {status!r:.100}"))
 
-    def _output(self, reply: dict, tensors: dict[str, torch.Tensor], kwargs: dict[str, Any]) -> torch.Tensor:
+    def _output(self, exercise: str, reply: dict, tensors: dict[str, torch.Tensor],
+                kwargs: dict[str, Any]) -> torch.Tensor:
         """The output, after mirroring what the runner reported about the inputs into the caller's kwargs,
         so the checks see exactly what an in-process call would have shown them."""
         output = tensors.get("output")
         modified, aliases = reply.get("inputs_modified", []), reply.get("output_aliases", [])
         if output is None or not _names(modified, kwargs) or not _names(aliases, kwargs):
-            raise self._violation("reply", ChannelError("ok reply without a valid output/inputs report"))
+            raise self._violation(exercise, ChannelError("ok reply without a valid output/inputs report"))
         self.last_inputs_modified = tuple(modified)
         for name in modified:
             mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
@@ -200,7 +232,9 @@ class RemoteImpl:
     # -- failures ----------------------------------------------------------------------------------
     def _failure(self, exercise: str, exc: BaseException, *, starting: bool = False) -> Exception:
         """Why the channel broke: the runner died (how), or it is alive and sent garbage."""
-        code = self._runner.exit_code(wait_s=2.0)
+        # a closed pipe means the runner is exiting: wait for its status; garbage means it is still alive
+        closed = isinstance(exc, (ChannelClosed, ChannelTruncated, BrokenPipeError))
+        code = self._runner.exit_code(wait_s=2.0 if closed else 0.05)
         tail = self.output_tail[-500:]
         self.close()
         if starting or code == EXIT_JAIL_FAILED:
@@ -238,37 +272,3 @@ def _names(value: Any, kwargs: dict[str, Any]) -> bool:
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and tensor_bytes(a) == tensor_bytes(b)
-
-
-def layout_of(t: torch.Tensor) -> str:
-    """Which harness.inputs layout reproduces `t`'s memory layout (values are always sent contiguous)."""
-    if t.is_contiguous():
-        return "contiguous"
-    return "transposed" if t.dim() >= 2 and t.mT.is_contiguous() else "strided"
-
-
-def encode_args(kwargs: dict[str, Any]) -> tuple[dict, dict[str, torch.Tensor]]:
-    """Argument descriptions for the request, and the tensors to put in its payload."""
-    args: dict[str, dict] = {}
-    tensors: dict[str, torch.Tensor] = {}
-    for name, value in kwargs.items():
-        if isinstance(value, torch.Tensor):
-            tensors[f"arg:{name}"] = value.detach().contiguous()
-            args[name] = {"kind": "tensor", "key": f"arg:{name}", "layout": layout_of(value)}
-        elif isinstance(value, torch.Generator):
-            args[name] = {"kind": "generator", "seed": value.initial_seed()}
-        elif isinstance(value, torch.device) or (name == "device" and isinstance(value, str)):
-            args[name] = {"kind": "device"}
-        elif value is None or isinstance(value, (bool, int, float, str)):
-            args[name] = {"kind": "value", "value": value}
-        else:
-            raise TypeError(f"argument {name}: a {type(value).__name__} cannot be sent to the runner")
-    return args, tensors
-
-
-def mirror_inplace(target: torch.Tensor, changed: torch.Tensor | None, name: str) -> None:
-    """Apply the runner's in-place change to the caller's tensor (as if the call had run here)."""
-    if changed is None or changed.shape != target.shape or changed.dtype != target.dtype:
-        raise SubmissionError(f"your function changed the shape or dtype of its input {name} in place")
-    with torch.no_grad():
-        target.copy_(changed)

@@ -18,8 +18,15 @@ from typing import Any
 
 import torch
 
-from harness.grade.channel import ChannelClosed, ChannelError, decode_tensors, encode_tensors, read_frame, \
-    tensor_bytes, write_frame
+from harness.grade.channel import (
+    ChannelClosed,
+    ChannelError,
+    decode_tensors,
+    encode_tensors,
+    read_frame,
+    tensor_bytes,
+    write_frame,
+)
 from harness.impl import as_tensor, describe_exception, find_function, invoke, load_package, vjp_call
 from harness.inputs import apply_layout
 from harness.outcomes import Outcome, SubmissionError
@@ -58,7 +65,7 @@ def run_request(package, header: dict, payload: bytes) -> tuple[dict, dict[str, 
     kwargs = build_kwargs(header["args"], tensors)
     received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
     fn = find_function(package, header["module"], header["function"])
-    common = dict(exercise=header["exercise"], kwargs=kwargs, forbidden_calls=tuple(header["forbidden"]))
+    common = {"exercise": header["exercise"], "kwargs": kwargs, "forbidden_calls": tuple(header["forbidden"])}
     if header["op"] == "call":
         output = as_tensor(invoke(fn, **common), header["function"]).detach()
         result = {"output": output}
@@ -99,7 +106,7 @@ def handle(package, header: dict, payload: bytes) -> tuple[dict, bytes]:
         return {"status": "memory", "message": f"{header.get('exercise')}: out of memory ({exc})"}, b""
     except (ChannelError, KeyError, TypeError, ValueError) as exc:
         return {"status": "error", "message": f"bad request ({type(exc).__name__}: {exc})"}, b""
-    except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the submission's function
+    except BaseException as exc:  # noqa: BLE001 -- SystemExit etc. raised by the submission's function
         return {"status": "error", "message": f"{header.get('exercise')}: {describe_exception(exc)}"}, b""
 
 
@@ -109,8 +116,9 @@ def import_submission(path: Path) -> tuple[Any, dict]:
         return load_package(path), {"status": "ready"}
     except Outcome as exc:
         return None, {"status": "error", "message": str(exc)}
-    except BaseException as exc:
-        return None, {"status": "error", "message": f"importing the submission failed: {describe_exception(exc)}"}
+    except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt: still just a failed import
+        return None, {"status": "error",
+                      "message": f"importing the submission failed: {describe_exception(exc)}"}
 
 
 def _reap_orphans() -> None:

@@ -44,7 +44,7 @@ class Limits:
     max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
     max_open_files: int = 512  # RLIMIT_NOFILE
     max_reply_mb: int = 1024  # largest reply payload read back from the runner
-    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time, not the student's
+    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time
     import_timeout_s: float = 20.0  # importing the submission package
     uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
     gid: int = 65534
@@ -66,7 +66,7 @@ def _unshare_works(*flags: str) -> bool:
         return False
     try:
         probe = subprocess.run([unshare, *flags, "--fork", "--kill-child", "--mount-proc", "true"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
@@ -76,7 +76,8 @@ def best_level() -> str:
     if os.geteuid() == 0:
         # as root a user namespace would map the runner to host root: never use one
         return LEVELS[0] if _unshare_works("--mount", "--pid", "--net") else LEVELS[2]
-    return LEVELS[1] if _unshare_works("--user", "--map-root-user", "--mount", "--pid", "--net") else LEVELS[2]
+    userns = _unshare_works("--user", "--map-root-user", "--mount", "--pid", "--net")
+    return LEVELS[1] if userns else LEVELS[2]
 
 
 def isolation_level(requested: str = "auto") -> str:
@@ -145,8 +146,8 @@ class RunnerProcess:
             command = [shutil.which("unshare") or "unshare", *flags, "--fork", "--kill-child", *command]
         try:
             self.popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                          pass_fds=(req_r, rep_w), start_new_session=True, env=runner_env("/"),
-                                          cwd="/")
+                                          pass_fds=(req_r, rep_w), start_new_session=True,
+                                          env=runner_env("/"), cwd="/")
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)

@@ -1,0 +1,92 @@
+"""Runners that crash, exit, or attack the judge through signals and file descriptors: the call fails
+(never the judge), nothing is left behind, and the next call gets a fresh runner."""
+
+import pytest
+import torch
+
+from harness.outcomes import Outcome, SubmissionError
+
+HONEST = """
+import torch
+def run_softmax(x):
+    return torch.softmax(x, -1)
+"""
+
+
+def call(impl, module="softmax", **kwargs):
+    kwargs.setdefault("x", torch.ones(2))
+    return impl.call(exercise=module, module=module, function="run_softmax", kwargs=kwargs,
+                     forbidden_calls=())
+
+
+CRASHES = {
+    "segfault": ("import ctypes, torch\ndef run_softmax(x):\n    return ctypes.string_at(0)\n", "signal 11"),
+    # through a builtin, so each level uses C stack (plain Python calls do not, since 3.11)
+    "c_stack_overflow": (("import sys, torch\nsys.setrecursionlimit(10**7)\n"
+                          "class Deep:\n    def __getattr__(self, name):\n"
+                          "        return getattr(self, name)\n"
+                          "def run_softmax(x):\n    return Deep().anything\n"), "signal 11"),
+    "abort": ("import os, torch\ndef run_softmax(x):\n    os.abort()\n", "signal (6|11)"),
+    "exit_in_call": ("import os, torch\ndef run_softmax(x):\n    os._exit(3)\n", "exited with status 3"),
+}
+
+
+@pytest.mark.parametrize("name", list(CRASHES))
+def test_crashes_fail_the_call_and_leave_nothing(make_submission, remote, leftovers, name):
+    source, message = CRASHES[name]
+    package, marker = make_submission({"softmax.py": source})
+    with pytest.raises(SubmissionError, match=message):
+        call(remote(package))
+    assert leftovers(marker) == []
+
+
+def test_after_a_crash_the_next_call_gets_a_fresh_runner(make_submission, remote):
+    package, _ = make_submission({"softmax.py": CRASHES["segfault"][0], "other.py": HONEST})
+    impl = remote(package)
+    with pytest.raises(SubmissionError, match="crashed"):
+        call(impl)
+    assert call(impl, module="other", x=torch.zeros(2)).tolist() == [0.5, 0.5]
+
+
+KILL_PARENT = """
+import os, signal, torch
+def run_softmax(x):
+    for target in (os.getppid(), 0):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+    return torch.ones(1)
+"""
+
+
+def test_killing_the_parent_does_not_touch_the_judge(make_submission, remote):
+    package, _ = make_submission({"softmax.py": KILL_PARENT, "other.py": HONEST})
+    impl = remote(package)
+    if impl.isolation == "rlimits-only":
+        pytest.skip("rlimits-only: the runner shares the judge's uid and could kill it (see README)")
+    try:
+        call(impl)
+    except Outcome:
+        pass  # the runner may have killed itself; what matters is that this process (the judge) lives on
+    assert call(impl, module="other", x=torch.zeros(2)).tolist() == [0.5, 0.5]
+
+
+WRITE_ALL_FDS = """
+import os, torch
+def run_softmax(x):
+    for fd in range(1024):
+        try:
+            os.write(fd, b"\\x00\\x00\\x00\\x10{\\"status\\": \\"ok\\"" + b"\\xff" * 64)
+        except OSError:
+            pass
+    return torch.ones(1)
+"""
+
+
+def test_writing_to_every_fd_is_a_protocol_violation_not_a_judge_problem(make_submission, remote):
+    package, _ = make_submission({"softmax.py": WRITE_ALL_FDS, "other.py": HONEST})
+    impl = remote(package)
+    with pytest.raises(SubmissionError, match="runner protocol violation"):
+        call(impl)
+    assert call(impl, module="other", x=torch.zeros(2)).tolist() == [0.5, 0.5]

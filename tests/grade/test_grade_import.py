@@ -1,0 +1,50 @@
+"""Submissions that fail while being imported: every call fails with the same outcome, the first one after
+one runner start and the later ones at once (no restart per exercise), and no process is left."""
+
+import time
+
+import pytest
+import torch
+
+from harness.outcomes import SubmissionError, TimeLimit
+
+
+def call(impl):
+    return impl.call(exercise="softmax", module="softmax", function="run_softmax",
+                     kwargs={"x": torch.ones(2)}, forbidden_calls=())
+
+
+def fails_twice(impl, outcome, message):
+    with pytest.raises(outcome, match=message):
+        call(impl)
+    started = time.monotonic()
+    with pytest.raises(outcome, match=message):
+        call(impl)
+    assert time.monotonic() - started < 0.5, "an import failure is remembered, not retried"
+
+
+@pytest.mark.parametrize("init, message", [
+    ("import torch\n\ndef helper(:\n    pass\n", r"SyntaxError.*__init__\.py:3"),
+    ("import sys\nsys.exit(0)\n", r"SystemExit"),
+    ("import os\nos._exit(0)\n", r"exited with status 0"),
+    ("raise ImportError('no module named magic')\n",
+     r"ImportError: no module named magic \(at __init__\.py:1\)"),
+])
+def test_failing_imports_are_submission_errors(make_submission, remote, leftovers, init, message):
+    softmax = "def run_softmax(x):\n    return x\n"
+    package, marker = make_submission({"__init__.py": init, "softmax.py": softmax})
+    fails_twice(remote(package), SubmissionError, message)
+    assert leftovers(marker) == []
+
+
+def test_sleep_at_import_is_a_time_limit(make_submission, remote, leftovers):
+    package, marker = make_submission({"__init__.py": "import time\ntime.sleep(1000)\n"})
+    fails_twice(remote(package), TimeLimit, "importing the submission took longer than 3 s")
+    assert leftovers(marker) == []
+
+
+def test_a_package_without_init_is_named(make_submission, remote):
+    package, _ = make_submission({})
+    (package / "__init__.py").unlink()
+    with pytest.raises(SubmissionError, match="has no __init__.py"):
+        call(remote(package))
