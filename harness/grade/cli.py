@@ -5,8 +5,10 @@ was graded (whatever it scored); 2 for a usage or configuration error, with a me
 """
 
 import argparse
+import dataclasses
 import json
 import os
+import queue
 import secrets
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +37,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
     parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
     parser.add_argument("--lang", choices=["en", "zh"], default=None, help="feedback language")
+    parser.add_argument("--allow-unsandboxed", action="store_true",
+                        help="grade even when started as root without namespaces (student code would run as root)")
     return parser.parse_args(argv)
+
+
+def check_isolation(limits: Limits, allow_unsandboxed: bool) -> str:
+    level = isolation_level(limits.isolation)
+    if os.geteuid() == 0 and level == "rlimits-only" and not allow_unsandboxed:
+        raise ValueError("started as root but namespaces are unavailable: student code would run as root. "
+                         "Run as an ordinary user, enable unprivileged user namespaces, or pass --allow-unsandboxed")
+    return level
+
+
+def worker_limits(base: Limits, slot: int) -> Limits:
+    """Each parallel worker runs as its own uid: RLIMIT_NPROC counts per uid, so one fork bomb must not
+    starve the other runners of processes."""
+    uid = base.uid if slot == 0 else 64000 + slot
+    return dataclasses.replace(base, uid=uid, gid=uid)
 
 
 def discover(args: list[Path]) -> list[Submission]:
@@ -75,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory)
         if opts.jobs < 1:
             raise ValueError("--jobs must be at least 1")
+        level = check_isolation(limits, opts.allow_unsandboxed)
     except (SpecError, ValueError, OSError) as exc:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2
@@ -84,10 +104,17 @@ def main(argv: list[str] | None = None) -> int:
                          hidden_paths=hidden_paths_for(out_dir, submissions))
     todo = [s for s in submissions if opts.force or outputs.read_result(outputs.result_path(out_dir, s.name)) is None]
     print(f"grading {len(todo)} of {len(submissions)} submissions ({len(submissions) - len(todo)} already done), "
-          f"isolation: {isolation_level(limits.isolation)}", file=sys.stderr)
+          f"isolation: {level}", file=sys.stderr)
+    slots: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for slot in range(opts.jobs):
+        slots.put(slot)
 
     def one(sub: Submission) -> None:
-        result = grade_submission(sub, course, judge)
+        slot = slots.get()
+        try:
+            result = grade_submission(sub, course, dataclasses.replace(judge, limits=worker_limits(limits, slot)))
+        finally:
+            slots.put(slot)
         outputs.write_result(out_dir, result)
         if opts.gradescope:
             outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)

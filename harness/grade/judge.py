@@ -3,6 +3,7 @@ the submission's functions run in a RemoteImpl runner, and every comparison happ
 """
 
 import datetime as dt
+import importlib.util
 import tempfile
 import time
 from dataclasses import dataclass
@@ -28,11 +29,17 @@ class JudgeOptions:
     lang: str = "en"
 
 
+def installed_reference() -> list[Path]:
+    """Where `import reference` really resolves (a non-editable install copies it into site-packages)."""
+    spec = importlib.util.find_spec("reference")
+    return [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+
+
 def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path, ...]:
     """What a runner must not see: solutions, specs, data, results and every other submission."""
     root = paths.ROOT
-    fixed = [paths.REFERENCE_DIR, paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests", root / "examples",
-             root / ".git", out_dir]
+    fixed = [paths.REFERENCE_DIR, *installed_reference(), paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests",
+             root / "examples", root / ".git", out_dir]
     return tuple(dict.fromkeys(p.resolve() for p in fixed + [s.source for s in submissions]))
 
 

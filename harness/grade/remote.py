@@ -41,6 +41,7 @@ from harness.outcomes import (
 )
 
 EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
+MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
 MAX_MESSAGE = 2000  # runner messages are untrusted text shown to students: keep them short
 OUTCOMES = {"not_implemented": NotImplementedByStudent, "error": SubmissionError, "failed": ShapeError,
             "timeout": TimeLimit, "memory": MemoryLimit}
@@ -63,6 +64,7 @@ class RemoteImpl:
         self._import_failure: Outcome | None = None
         self._deadline: float | None = None
         self._budget_s: float | None = None
+        self._deaths: list[Outcome] = []  # runner deaths (crash, kill) inside the current budget
 
     # -- the Implementation interface -------------------------------------------------------------
     def call(self, *, exercise, module, function, kwargs, forbidden_calls):
@@ -85,12 +87,13 @@ class RemoteImpl:
         """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once.
         A budget is one exercise: output_tail starts afresh, so feedback shows only this exercise's output."""
         self._tail.clear()
-        previous = self._deadline, self._budget_s
+        previous = self._deadline, self._budget_s, self._deaths
+        self._deaths = []
         self._deadline, self._budget_s = time.monotonic() + seconds, seconds
         try:
             yield self
         finally:
-            self._deadline, self._budget_s = previous
+            self._deadline, self._budget_s, self._deaths = previous
 
     @property
     def output_tail(self) -> str:
@@ -103,9 +106,11 @@ class RemoteImpl:
             raise _copy(self._import_failure)
         if self._runner is None:
             started = time.monotonic()
-            self._launch()
-            if self._deadline is not None:  # starting is the harness's time, not the exercise's
-                self._deadline += time.monotonic() - started
+            try:
+                self._launch()
+            finally:
+                if self._deadline is not None:  # starting is the harness's time, not the exercise's
+                    self._deadline += time.monotonic() - started
 
     def close(self) -> None:
         if self._runner is not None:
@@ -173,6 +178,10 @@ class RemoteImpl:
     def _request(self, op, exercise, module, function, kwargs, forbidden_calls, *, extra=None,
                  extra_tensors=None) -> tuple[dict, dict[str, torch.Tensor]]:
         self._check_budget(exercise)
+        if len(self._deaths) >= MAX_DEATHS_PER_BUDGET:
+            # restarting costs a torch import each time; an exercise that kills its runner this often
+            # fails its remaining checks at once with the same reason
+            raise _copy(self._deaths[-1])
         self.start()
         self._check_budget(exercise)
         args, tensors = encode_args(kwargs)
@@ -189,7 +198,10 @@ class RemoteImpl:
             self.close()
             raise TimeLimit(f"{exercise}: exceeded the time limit of {self._limit_s():g} s") from None
         except (ChannelError, OSError) as exc:
-            raise self._failure(exercise, exc) from None
+            failure = self._failure(exercise, exc)
+            if isinstance(failure, Outcome):
+                self._deaths.append(failure)
+            raise failure from None
         return self._parse_reply(exercise, reply, data)
 
     def _check_budget(self, exercise: str) -> None:
