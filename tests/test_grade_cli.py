@@ -1,0 +1,133 @@
+"""grade.py's contract: outputs other tools read, exit codes, resume, determinism, kill-safety."""
+
+import csv
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import paths
+
+GRADE = [sys.executable, str(paths.ROOT / "grade.py")]
+EXERCISE_IDS = ["softmax", "simple_self_attention", "self_attention", "causal_mask", "causal_attention",
+                "dropout", "scaled_dot_product_attention", "multihead_attention_wrapper",
+                "multihead_self_attention", "gpt2_causal_self_attention", "rope",
+                "multihead_self_attention_with_rope", "quiz"]
+
+
+def grade(*args, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run([*GRADE, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          cwd=paths.ROOT)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """The reference, a partial submission and a broken zip, graded once with a fixed seed."""
+    work = tmp_path_factory.mktemp("cli")
+    broken = work / "broken.zip"
+    broken.write_bytes(b"not a zip at all")
+    out = work / "out"
+    proc = grade(paths.REFERENCE_DIR, paths.EXAMPLES_DIR / "alice_partial", broken, "--out", out, "--seed", "5",
+                 "--gradescope", "--jobs", "2")
+    return {"proc": proc, "out": out, "work": work}
+
+
+def load(out: Path, name: str) -> dict:
+    return json.loads((out / f"{name}.json").read_text())
+
+
+def test_exit_zero_whatever_the_scores(batch):
+    assert batch["proc"].returncode == 0, batch["proc"].stderr[-2000:]
+
+
+def test_result_json_schema(batch):
+    data = load(batch["out"], "reference")
+    assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
+                         "harness_version"}
+    assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
+    assert [e["id"] for e in data["exercises"]] == EXERCISE_IDS
+    for e in data["exercises"]:
+        assert {"id", "function", "score", "max_score", "status", "feedback"} <= set(e)
+        assert e["status"] == "passed"
+        assert e["function"] == (None if e["id"] == "quiz" else f"run_{e['id']}")
+
+
+def test_broken_upload_is_graded_with_a_message(batch):
+    data = load(batch["out"], "broken")
+    assert data["score"] == 0
+    assert all(e["status"] == "error" and "not a readable zip" in e["feedback"] for e in data["exercises"])
+
+
+def test_summary_csv_has_a_row_per_submission_and_a_column_per_exercise(batch):
+    rows = list(csv.DictReader((batch["out"] / "summary.csv").open()))
+    assert [r["submission"] for r in rows] == ["alice_partial", "broken", "reference"]
+    assert list(rows[0])[3:] == EXERCISE_IDS
+    assert float(rows[2]["score"]) == 100 and float(rows[0]["softmax"]) == 8
+
+
+def test_gradescope_results(batch):
+    data = json.loads((batch["out"] / "gradescope" / "alice_partial.json").read_text())
+    assert data["score"] == load(batch["out"], "alice_partial")["score"]
+    assert [t["name"] for t in data["tests"]] == EXERCISE_IDS
+    for test in data["tests"]:
+        assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
+        assert test["status"] in ("passed", "failed")
+
+
+def test_rerun_skips_finished_and_force_regrades_identically(batch):
+    out = batch["out"]
+    before = load(out, "reference")
+    again = grade(paths.REFERENCE_DIR, "--out", out)
+    assert again.returncode == 0 and "grading 0 of 1" in again.stderr
+    assert load(out, "reference") == before
+    forced = grade(paths.REFERENCE_DIR, "--out", out, "--force", "--seed", "5")
+    assert forced.returncode == 0
+    after = load(out, "reference")
+    for volatile in ("started_at", "duration_s"):
+        before.pop(volatile), after.pop(volatile)
+    assert after == before
+
+
+def test_same_seed_same_results_for_a_partial_submission(batch, tmp_path):
+    proc = grade(paths.EXAMPLES_DIR / "alice_partial", "--out", tmp_path, "--seed", "5")
+    assert proc.returncode == 0
+    first, second = load(batch["out"], "alice_partial"), load(tmp_path, "alice_partial")
+    for data in (first, second):
+        data.pop("started_at"), data.pop("duration_s")
+    assert first == second
+
+
+def test_killing_grade_py_loses_nothing_finished(tmp_path):
+    subs = []
+    for i in range(3):
+        shutil.copytree(paths.TEMPLATE_DIR, tmp_path / f"s{i}", ignore=shutil.ignore_patterns("__pycache__"))
+        subs.append(tmp_path / f"s{i}")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*GRADE, *map(str, subs), "--out", str(out), "--jobs", "1", "--seed", "3"],
+                            cwd=paths.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not list(out.glob("s*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = [p.name for p in out.glob("s*.json")]
+    assert finished
+    for name in finished:
+        json.loads((out / name).read_text())  # complete, never half-written
+    rerun = grade(*subs, "--out", out)
+    assert rerun.returncode == 0 and f"{3 - len(finished)} of 3" in rerun.stderr.splitlines()[0]
+    assert sorted(p.name for p in out.glob("s*.json")) == ["s0.json", "s1.json", "s2.json"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--jobs", "0"], "--jobs"),
+    ([str(paths.EXAMPLES_DIR / "bob_buggy"), str(paths.EXAMPLES_DIR / "bob_buggy")], "share the name"),
+])
+def test_configuration_errors_exit_2_with_a_message(tmp_path, args, message):
+    proc = grade(*args, "--out", tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr
