@@ -1,0 +1,20 @@
+"""Always rotates by 0..seq-1 (the default) and never uses the token_positions it is given."""
+
+import torch
+import torch.nn.functional as F
+
+from reference import run_causal_mask, run_rope, run_scaled_dot_product_attention
+
+DIAGNOSIS = "ignores_positions"
+
+
+def run_multihead_self_attention_with_rope(d_model, num_heads, max_seq_len, theta, q_proj_weight,
+                                           k_proj_weight, v_proj_weight, o_proj_weight, in_features,
+                                           token_positions=None):
+    seq, d_k = in_features.shape[-2], d_model // num_heads
+    positions = torch.arange(seq)
+    q, k, v = (F.linear(in_features, w).unflatten(-1, (num_heads, d_k)).transpose(-3, -2)
+               for w in (q_proj_weight, k_proj_weight, v_proj_weight))
+    q, k = run_rope(d_k, theta, max_seq_len, q, positions), run_rope(d_k, theta, max_seq_len, k, positions)
+    y = run_scaled_dot_product_attention(q, k, v, mask=run_causal_mask(seq))
+    return F.linear(y.transpose(-3, -2).flatten(-2), o_proj_weight)

@@ -1,0 +1,23 @@
+"""Passes token_positions (..., seq) to RoPE unchanged, without the head axis: (batch, seq) then lines up
+batch with heads, which raises (or silently rotates head h by batch h's positions when sizes agree)."""
+
+import torch
+import torch.nn.functional as F
+
+from reference import run_causal_mask, run_rope, run_scaled_dot_product_attention
+
+DIAGNOSIS = None
+
+
+def run_multihead_self_attention_with_rope(d_model, num_heads, max_seq_len, theta, q_proj_weight,
+                                           k_proj_weight, v_proj_weight, o_proj_weight, in_features,
+                                           token_positions=None):
+    seq, d_k = in_features.shape[-2], d_model // num_heads
+    if token_positions is None:
+        token_positions = torch.arange(seq)
+    q, k, v = (F.linear(in_features, w).unflatten(-1, (num_heads, d_k)).transpose(-3, -2)
+               for w in (q_proj_weight, k_proj_weight, v_proj_weight))
+    q = run_rope(d_k, theta, max_seq_len, q, token_positions)
+    k = run_rope(d_k, theta, max_seq_len, k, token_positions)
+    y = run_scaled_dot_product_attention(q, k, v, mask=run_causal_mask(seq))
+    return F.linear(y.transpose(-3, -2).flatten(-2), o_proj_weight)

@@ -1,0 +1,105 @@
+"""The mutation corpus (tests/mutations/): every bug is caught by its exercise's checks and diagnosed as it
+declares, every correct alternative passes every check, and every spec misconception is real and used.
+
+Each corpus file is evaluated once (cached) with the same checks students get; see harness/mutants.py.
+Entries marked PENDING document a known gap in the checks: their tests are strict xfails, so they start
+failing (and the marker must go) as soon as the gap is closed.
+"""
+
+import ast
+import inspect
+from functools import cache
+
+import pytest
+
+import reference
+from harness import paths
+from harness.diagnose import misconception_function
+from harness.mutants import CORPUS_DIR, Mutant, caught_by, diagnoses, discover, evaluate, main
+from harness.spec_load import load_course
+
+COURSE = load_course(paths.SPEC_DIR)
+MUTANTS = discover(CORPUS_DIR)
+BUGS = [m for m in MUTANTS if m.kind == "bug"]
+ALTS = [m for m in MUTANTS if m.kind == "alt"]
+MIN_BUGS, MIN_BUGS_PER_EXERCISE, MIN_ALTS = 50, 4, 15
+
+
+def params(mutants: list[Mutant], *, pending: bool = True) -> list:
+    """One param per mutant; with `pending`, PENDING entries are strict xfails (the gap is what fails)."""
+    return [pytest.param(m, id=m.name, marks=[pytest.mark.xfail(strict=True, reason=m.pending)]
+                         if pending and m.pending else []) for m in mutants]
+
+
+@cache
+def results(mutant: Mutant):
+    return evaluate(mutant, COURSE)
+
+
+@pytest.mark.parametrize("bug", params(BUGS))
+def test_bug_is_caught(bug):
+    assert caught_by(results(bug)), f"{bug.path}: passes every check of {bug.exercise}"
+
+
+@pytest.mark.parametrize("bug", params([b for b in BUGS if b.diagnosis]))
+def test_bug_is_diagnosed(bug):
+    found = diagnoses(results(bug))
+    assert bug.diagnosis in found, f"{bug.path}: expected diagnosis {bug.diagnosis!r}, got {sorted(found)}"
+
+
+@pytest.mark.parametrize("bug", params(BUGS, pending=False))
+def test_bug_is_not_misdiagnosed(bug):
+    """A failing output that matches another misconception gives the student a wrong "Likely cause"."""
+    wrong = diagnoses(results(bug)) - {bug.diagnosis, *bug.also_diagnosed}
+    assert not wrong, f"{bug.path}: also diagnosed as {sorted(wrong)} (remove the overlap or declare it in " \
+                      "ALSO_DIAGNOSED)"
+
+
+@pytest.mark.parametrize("alt", params(ALTS))
+def test_alternative_passes_every_check(alt):
+    failed = [f"{r.name} ({r.status}): {r.message}" for r in caught_by(results(alt))]
+    assert not failed, f"{alt.path} is correct but fails:\n" + "\n".join(failed)
+
+
+def test_corpus_size():
+    coded = {e.id for e in COURSE.coded}
+    per_exercise = {ex: sum(b.exercise == ex for b in BUGS) for ex in coded}
+    assert {m.exercise for m in MUTANTS} <= coded, "corpus directories must be coded exercise ids"
+    assert len(BUGS) >= MIN_BUGS and len(ALTS) >= MIN_ALTS, (len(BUGS), len(ALTS))
+    thin = {ex: n for ex, n in per_exercise.items() if n < MIN_BUGS_PER_EXERCISE}
+    assert not thin, f"exercises with fewer than {MIN_BUGS_PER_EXERCISE} bugs: {thin}"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_file_is_a_documented_run_function(mutant):
+    """A module docstring, the exercise's function with the reference's parameter names, and (bugs) a
+    DIAGNOSIS that names a misconception of the exercise's spec (or None)."""
+    tree = ast.parse(mutant.path.read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree), f"{mutant.path}: say in a docstring what the student did and why"
+    exercise = COURSE.get(mutant.exercise)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert exercise.function in defs, f"{mutant.path}: defines no {exercise.function}"
+    args = defs[exercise.function].args
+    expected = list(inspect.signature(getattr(reference, exercise.function)).parameters)
+    assert [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs] == expected
+    if mutant.kind == "bug":
+        assigned = {getattr(t, "id", None) for node in tree.body for t in getattr(node, "targets", ())}
+        assert "DIAGNOSIS" in assigned, f"{mutant.path}: set DIAGNOSIS (a misconception id, or None)"
+        ids = {m.id for m in exercise.misconceptions}
+        assert {mutant.diagnosis, *mutant.also_diagnosed} - {None} <= ids, f"{mutant.path}: unknown id"
+
+
+@pytest.mark.parametrize("exercise", COURSE.coded, ids=lambda e: e.id)
+def test_misconceptions_resolve_and_are_exercised(exercise):
+    used = {b.diagnosis for b in BUGS if b.exercise == exercise.id}
+    for misconception in exercise.misconceptions:
+        assert callable(misconception_function(exercise, misconception))
+        assert misconception.id in used, (f"{exercise.path}: misconception {misconception.id!r} is not the "
+                                          "DIAGNOSIS of any bug in tests/mutations/")
+
+
+def test_cli_reports_and_exits_zero(capsys):
+    assert main(["--exercise", "causal_mask"]) == 0
+    out = capsys.readouterr().out
+    assert "causal_mask/bug_triu: caught by" in out and "diagnosed: upper_triangle" in out
+    assert "causal_mask/alt_arange_comparison: passes all" in out
