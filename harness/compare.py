@@ -42,7 +42,8 @@ def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *, lang: 
 
 
 def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
+    """Equal within tolerance, NaN where the other has NaN (bugs whose symptom is NaN can be named)."""
     if got.shape != expected.shape:
         return False
     g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
-    return bool(torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=False).all())
+    return bool(torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True).all())
