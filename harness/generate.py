@@ -2,6 +2,7 @@
 
     python -m harness.generate template [--check]   # student_template/ from reference/
     python -m harness.generate fixtures [--check]   # fixtures/ from reference/ + spec/
+    python -m harness.generate viz [--check]        # fixtures/_viz/: the reference's pictures for `attnlab viz`
     python -m harness.generate all [--check]
 
 With --check nothing is written; the command lists what differs from a fresh generation and exits 1.
@@ -124,7 +125,8 @@ def sync_template(course: Course, *, check: bool) -> list[str]:
 
 def sync_fixtures(course: Course, reference, *, check: bool) -> list[str]:
     wanted = fixture_arrays(course, reference)
-    present = {str(p.relative_to(paths.FIXTURES_DIR)) for p in paths.FIXTURES_DIR.rglob("*.npz")}
+    present = {str(p.relative_to(paths.FIXTURES_DIR)) for p in paths.FIXTURES_DIR.rglob("*.npz")
+               if p.parent.name != "_viz"}  # fixtures/_viz/ belongs to the viz target
     drift = sorted(rel for rel in wanted if rel not in present
                    or not _same_arrays(fixtures.read(paths.FIXTURES_DIR / rel), wanted[rel]))
     drift += sorted(f"{rel} (not generated: remove it)" for rel in present - set(wanted))
@@ -139,17 +141,22 @@ def sync_fixtures(course: Course, reference, *, check: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["template", "fixtures", "all"])
+    parser.add_argument("what", choices=["template", "fixtures", "viz", "all"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
     opts = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
     drift = []
     if opts.what in ("template", "all"):
         drift += sync_template(course, check=opts.check)
-    if opts.what in ("fixtures", "all"):
+    if opts.what in ("fixtures", "viz", "all"):
         import reference
 
-        drift += sync_fixtures(course, reference, check=opts.check)
+        if opts.what != "viz":
+            drift += sync_fixtures(course, reference, check=opts.check)
+        if opts.what != "fixtures":
+            from harness.viz import sync_viz
+
+            drift += sync_viz(reference, check=opts.check)
     verb = "out of date (run `python -m harness.generate " + opts.what + "`)" if opts.check else "written"
     for rel in drift:
         print(f"{verb}: {rel}")

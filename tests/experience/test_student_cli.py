@@ -1,0 +1,167 @@
+"""`attnlab` in the repository: status, check (with diagnosis), hint, viz, submit, languages, and which
+package it checks."""
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import matplotlib.image
+import numpy as np
+import pytest
+
+from harness import paths, submit
+from harness.grade.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
+from harness.student_cli import UsageError, main, resolve_package
+
+EXAMPLES = paths.EXAMPLES_DIR
+STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'
+SOFTMAX = ("    shifted = in_features - in_features.amax(dim=dim, keepdim=True)\n"
+           "    exps = torch.exp(shifted)\n"
+           "    return exps / exps.sum(dim=dim, keepdim=True)\n")
+SOFTMAX_LAST_DIM = ("    exps = torch.exp(in_features - in_features.amax(dim=-1, keepdim=True))\n"
+                    "    return exps / exps.sum(dim=-1, keepdim=True)\n")
+
+
+def package_with_softmax(root: Path, body: str = SOFTMAX, name: str = "mine") -> Path:
+    package = shutil.copytree(paths.TEMPLATE_DIR, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    softmax = package / "softmax.py"
+    softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, body), encoding="utf-8")
+    return package
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_status_lists_every_exercise_with_status_and_visible_points(capsys, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_LANG", raising=False)
+    code, out, _ = run(capsys, "status", "--impl", str(EXAMPLES / "alice_partial"), "--lang", "en")
+    assert code == 0
+    assert re.search(r"softmax\s+passed\s+7/7\s+8\.00 / 8\n", out)
+    assert re.search(r"self_attention\s+not implemented\s+0/4\s+0\.00 / 8\n", out)
+    assert re.search(r"quiz\s+answered \d/9\s+– / 6", out)
+    total = re.search(r"total \(visible checks\)\s+([\d.]+) / 94\n", out)
+    rows = re.findall(r"^\w+\s+[a-z ]+\s+\d+/\d+\s+([\d.]+) / \d+$", out, re.MULTILINE)
+    assert total and float(total.group(1)) == pytest.approx(sum(map(float, rows))) and len(rows) == 12
+    assert "Next: self_attention" in out
+
+
+def test_status_in_chinese_and_language_option_before_the_command(capsys):
+    code, out, _ = run(capsys, "--lang", "zh", "status", "--impl", str(EXAMPLES / "untouched_template"))
+    assert code == 0 and "未实现" in out and "总计（公开检查）" in out and "0.00 / 94" in out
+
+
+def test_check_shows_each_check_the_diagnosis_and_the_hints(capsys, tmp_path):
+    package = package_with_softmax(tmp_path, SOFTMAX_LAST_DIM)
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    assert code == 1
+    assert "✓ case last_dim" in out and "✗ case first_dim: failed" in out
+    assert "Likely cause:" in out and "max abs error" in out
+    assert "Hints for softmax:" in out and "keepdim=True" in out
+    assert re.search(r"Score on the visible checks: [\d.]+ / 8 \(\d/7 checks passed, failed\)", out)
+
+
+def test_check_passes_and_says_where_to_start_when_not_implemented(capsys, tmp_path):
+    assert run(capsys, "check", "softmax", "--impl", str(package_with_softmax(tmp_path)))[0] == 0
+    untouched = str(EXAMPLES / "untouched_template")
+    code, out, _ = run(capsys, "check", "rope", "--impl", untouched, "--lang", "en")
+    assert code == 1 and "run_rope in rope.py still raises NotImplementedError" in out
+    assert "more checks not run" in out
+
+
+def test_usage_errors_name_what_is_wrong(capsys, tmp_path):
+    code, _, err = run(capsys, "check", "sofmax", "--lang", "en")
+    assert code == 2 and "no exercise 'sofmax'" in err and "softmax" in err
+    code, _, err = run(capsys, "check", "quiz", "--lang", "en")
+    assert code == 2 and "quiz.yaml" in err
+    code, _, err = run(capsys, "status", "--impl", str(tmp_path), "--lang", "en")
+    assert code == 2 and "no __init__.py" in err and str(tmp_path) in err
+
+
+def test_which_package_flag_then_env_then_ini_then_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_IMPL", raising=False)
+    for name in ("flag", "env", "ini", "attention"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+    with pytest.raises(UsageError, match="no package to check"):
+        resolve_package(None, lang="en", root=tmp_path / "flag")
+    assert resolve_package(None, lang="en", root=tmp_path) == tmp_path / "attention"
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\nattnlab_impl = "ini"\n')
+    assert resolve_package(None, lang="en", root=tmp_path) == tmp_path / "ini"
+    monkeypatch.setenv("ATTNLAB_IMPL", str(tmp_path / "env"))
+    assert resolve_package(None, lang="en", root=tmp_path) == tmp_path / "env"
+    assert resolve_package(str(tmp_path / "flag"), lang="en", root=tmp_path) == tmp_path / "flag"
+
+
+def test_hint_in_both_languages(capsys):
+    code, out, _ = run(capsys, "hint", "rope", "--lang", "en")
+    assert code == 0 and "What to implement:" in out and "interleaved" in out
+    code, out, _ = run(capsys, "hint", "rope", "--lang", "zh")
+    assert code == 0 and "需要实现的内容" in out and "提示" in out
+
+
+@pytest.mark.parametrize("exercise", ["multihead_self_attention", "rope"])
+def test_viz_writes_a_heatmap_of_yours_beside_the_reference(capsys, tmp_path, exercise):
+    out_png = tmp_path / f"{exercise}.png"
+    code, out, _ = run(capsys, "viz", exercise, "--impl", str(EXAMPLES / "reference"), "-o", str(out_png),
+                       "--lang", "en")
+    assert code == 0 and f"wrote {out_png}" in out
+    image = matplotlib.image.imread(out_png)
+    assert image.shape[0] > 400 and image.shape[1] > 300
+    assert len(np.unique(image.reshape(-1, image.shape[-1]), axis=0)) > 50  # a picture, not a blank page
+
+
+def test_viz_still_draws_the_reference_when_yours_fails_and_names_what_it_supports(capsys, tmp_path):
+    out_png = tmp_path / "v.png"
+    code, out, _ = run(capsys, "viz", "causal_attention", "--impl", str(EXAMPLES / "untouched_template"),
+                       "-o", str(out_png), "--lang", "en")
+    assert code == 1 and "not implemented" in out and out_png.is_file()
+    code, _, err = run(capsys, "viz", "dropout", "--lang", "en")
+    assert code == 2 and "no picture for dropout" in err and "causal_attention" in err
+
+
+def test_submit_zips_regular_files_with_a_manifest(tmp_path, monkeypatch, capsys):
+    """(That grade.py grades such a zip is tested in test_autograder.py, through run_autograder.)"""
+    package = package_with_softmax(tmp_path, name="mypkg")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "softmax.cpython-311.pyc").write_bytes(b"\0")
+    (package / ".ipynb_checkpoints").mkdir()
+    (package / "notes.txt").symlink_to("/etc/hostname")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    monkeypatch.chdir(out_dir)
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en")
+    archive = out_dir / "mypkg-submission.zip"
+    assert code == 0 and str(archive.name) in out and "notes.txt" in out
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+        manifest = json.loads(zf.read("MANIFEST.json"))
+        contents = {n: zf.read(n) for n in names}
+    shipped = {f"mypkg/{p.name}" for p in package.iterdir() if p.is_file() and not p.is_symlink()}
+    assert names == shipped | {"MANIFEST.json"}
+    assert manifest["package"] == "mypkg" and set(manifest["files"]) == shipped
+    for name, entry in manifest["files"].items():
+        assert entry["sha256"] == hashlib.sha256(contents[name]).hexdigest() == \
+            hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+    monkeypatch.chdir(package)
+    code, _, err = run(capsys, "submit", "--impl", str(package), "--lang", "en")
+    assert code == 2 and "inside the package" in err
+
+
+def test_submit_caps_match_the_graders():
+    assert submit.MAX_ENTRIES <= MAX_ENTRIES and submit.MAX_TOTAL_BYTES <= MAX_TOTAL_BYTES
+
+
+def test_console_script_is_installed():
+    attnlab = shutil.which("attnlab", path=str(Path(sys.executable).parent))
+    assert attnlab, "pip install -e . should install the attnlab console script"
+    done = subprocess.run([attnlab, "hint", "softmax", "--lang", "en"], check=False, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "Hints for softmax:" in done.stdout
