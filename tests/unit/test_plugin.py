@@ -40,3 +40,12 @@ def test_missing_package_is_a_clear_error_per_test():
     proc = run_pytest("--impl", "no/such/dir", "-m", "softmax")
     assert proc.returncode == 1
     assert "is not a package: it has no __init__.py" in proc.stdout
+
+
+def test_attack_data_is_never_collected():
+    """tests/adversarial/conftest_hooks/conftest.py forces exit status 0: collecting the whole tests/ tree
+    (as `pytest` does) must not load it, so failing tests still fail the run."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "--impl", "student_template",
+                           "-m", "causal_mask"], cwd=paths.ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout[-1500:]
+    assert "failed" in proc.stdout.splitlines()[-1]
