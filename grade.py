@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Grade submissions: python grade.py [SUBMISSION ...] --out DIR. See README.md, "Grading"."""
+"""Grade submissions: python grade.py [SUBMISSION ...] --out DIR [--jobs N] [--shard I/N];
+combine shard outputs: python grade.py merge DIR [DIR ...] --out DIR. See README.md, "Grading"."""
 
 import sys
 

@@ -1,23 +1,27 @@
-"""python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB]
+"""python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB] [--shard I/N]
+   python grade.py merge DIR [DIR ...] --out DIR
 
 With no SUBMISSION, grades the bundled examples in examples/submissions/. Exit 0 when every submission
-was graded (whatever it scored); 2 for a usage or configuration error, with a message.
+was graded (whatever it scored); 2 for a usage or configuration error, with a message. `merge` combines
+the output dirs of shards (merge.py).
 """
 
 import argparse
+import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import queue
 import secrets
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harness import paths
-from harness.grade import outputs
-from harness.grade.judge import JudgeOptions, grade_submission, hidden_paths_for
-from harness.grade.sandbox import Limits, isolation_level
+from harness.grade import forkserver, outputs
+from harness.grade.sandbox import LAUNCHERS, Limits, isolation_level, runner_server
 from harness.grade.submissions import Submission, name_of
 from harness.messages import default_lang
 from harness.spec import SpecError
@@ -27,7 +31,8 @@ RUN_FILE = "grading-run.json"  # the secret seed of this output dir; hidden from
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions.")
+    parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions. "
+                                     "`grade.py merge DIR... --out DIR` combines shard outputs.")
     parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
@@ -37,9 +42,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
     parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
     parser.add_argument("--lang", choices=["en", "zh"], default=None, help="feedback language")
+    parser.add_argument("--shard", type=parse_shard, default=None, metavar="I/N",
+                        help="grade only shard I of N (0 <= I < N; by a stable hash of each submission's name)")
+    parser.add_argument("--launcher", choices=LAUNCHERS, default="auto",
+                        help="how runners start: forked from a warm server, or a fresh interpreter each (exec)")
     parser.add_argument("--allow-unsandboxed", action="store_true",
                         help="grade even when started as root without namespaces (student code would run as root)")
     return parser.parse_args(argv)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    if not (sep and index.isdigit() and count.isdigit() and 0 <= int(index) < int(count)):
+        raise argparse.ArgumentTypeError(f"--shard wants I/N with 0 <= I < N (e.g. 0/4), got {text!r}")
+    return int(index), int(count)
+
+
+def shard_of(name: str, count: int) -> int:
+    """The shard that grades `name`: a stable hash of the name alone, so adding or removing submissions
+    never moves the others to another shard (changing the number of shards does)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % count
 
 
 def check_isolation(limits: Limits, allow_unsandboxed: bool) -> str:
@@ -86,44 +108,130 @@ def print_table(results: list[dict]) -> None:
         print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")
 
 
+class Progress:
+    """A progress bar with ETA on a terminal; elsewhere (logs, CI) one line per graded submission."""
+
+    def __init__(self, total: int):
+        self._lock = threading.Lock()
+        self._bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="sub", file=sys.stderr, dynamic_ncols=True)
+
+    def done(self, name: str, line: str) -> None:
+        with self._lock:
+            if self._bar is None:
+                print(f"  {line}", file=sys.stderr)
+            else:
+                self._bar.set_postfix_str(name[:30], refresh=False)
+                self._bar.update()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int,
+              gradescope_single: bool | None) -> None:
+    """Grade `todo` with `jobs` at once, each worker slot under its own runner uid; results are written
+    as each submission finishes. judge: JudgeOptions. gradescope_single: None (no Gradescope files), or
+    whether to also write DIR/results.json (a single submission)."""
+    from harness.grade.judge import grade_submission
+
+    slots: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for slot in range(jobs):
+        slots.put(slot)
+    progress = Progress(len(todo))
+
+    def one(sub: Submission) -> None:
+        slot = slots.get()
+        try:
+            limits = worker_limits(judge.limits, slot)
+            result = grade_submission(sub, course, dataclasses.replace(judge, limits=limits))
+        finally:
+            slots.put(slot)
+        outputs.write_result(out_dir, result)
+        if gradescope_single is not None:
+            outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)
+            if gradescope_single:
+                outputs.write_gradescope(out_dir / "results.json", result)
+        progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
+
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        list(pool.map(one, todo))
+    except BaseException:  # Ctrl-C: kill every runner, so gradings under way fail now (and write nothing)
+        forkserver.shutdown(final=True)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown()
+        progress.close()
+
+
+def warm_judge() -> None:
+    """What the first checks would import (hypothesis, the reference) is imported now, while the runner
+    server boots on the other core."""
+    from harness import properties  # noqa: F401
+    from harness.grading import load_reference
+
+    load_reference()
+
+
+def setup(opts: argparse.Namespace) -> tuple:
+    """Everything checked before grading starts: (course, all submissions, this shard's, limits, level)."""
+    course = load_course(paths.SPEC_DIR)
+    submissions = discover(opts.submissions)
+    mine = submissions
+    if opts.shard is not None:
+        index, count = opts.shard
+        if opts.seed is None and not (opts.out / RUN_FILE).exists():
+            raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
+        mine = [s for s in submissions if shard_of(s.name, count) == index]
+    limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory, launcher=opts.launcher)
+    if opts.jobs < 1:
+        raise ValueError("--jobs must be at least 1")
+    return course, submissions, mine, limits, check_isolation(limits, opts.allow_unsandboxed)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["merge"]:
+        from harness.grade import merge
+
+        return merge.main(argv[1:])
     opts = parse_args(argv)
     try:
-        course = load_course(paths.SPEC_DIR)
-        submissions = discover(opts.submissions)
-        limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory)
-        if opts.jobs < 1:
-            raise ValueError("--jobs must be at least 1")
-        level = check_isolation(limits, opts.allow_unsandboxed)
+        course, submissions, mine, limits, level = setup(opts)
     except (SpecError, ValueError, OSError) as exc:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2
     out_dir = opts.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in mine if opts.force or outputs.read_result(outputs.result_path(out_dir, s.name)) is None]
+    if todo and limits.launcher != "exec":
+        with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
+            runner_server(limits, wait=False)  # the server imports torch while the judge does, just below
+    import torch
+
+    from harness.grade.judge import JudgeOptions, hidden_paths_for
+
+    torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
+    warm_judge()
     judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=opts.lang or default_lang(),
                          hidden_paths=hidden_paths_for(out_dir, submissions))
-    todo = [s for s in submissions if opts.force or outputs.read_result(outputs.result_path(out_dir, s.name)) is None]
-    print(f"grading {len(todo)} of {len(submissions)} submissions ({len(submissions) - len(todo)} already done), "
+    shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
+    print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done), "
           f"isolation: {level}", file=sys.stderr)
-    slots: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for slot in range(opts.jobs):
-        slots.put(slot)
-
-    def one(sub: Submission) -> None:
-        slot = slots.get()
-        try:
-            result = grade_submission(sub, course, dataclasses.replace(judge, limits=worker_limits(limits, slot)))
-        finally:
-            slots.put(slot)
-        outputs.write_result(out_dir, result)
-        if opts.gradescope:
-            outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)
-            if len(submissions) == 1:
-                outputs.write_gradescope(out_dir / "results.json", result)
-        print(f"  {sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)", file=sys.stderr)
-
-    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        list(pool.map(one, todo))
+    try:
+        grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs,
+                  gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
+    except KeyboardInterrupt:
+        print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)
+        return 130
+    finally:
+        forkserver.shutdown()
     outputs.write_summary(out_dir, [e.id for e in course.exercises])
-    print_table([r for s in submissions if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))])
+    print_table([r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))])
     return 0

@@ -1,14 +1,17 @@
-"""Second stage of a runner launch: set up the jail from inside the new namespaces, then exec the runner.
+"""Setting up the jail from inside the new namespaces, then becoming the runner.
 
-Run as a plain script (`python -I -S jail.py CONFIG_JSON`, standard library only) by sandbox.py, either
-under `unshare` (then it is pid 1 of a fresh pid namespace and root of a private mount namespace) or
-directly (rlimits-only). In namespace modes it
+Two callers. A runner forked by the forkserver (the default; runner.become_runner) calls
+`enter_namespaces` and `confine` itself: namespaces, mounts, privileges and limits are applied after the
+fork, never in the server. The fallback runs this file as a plain script (`python -I -S jail.py
+CONFIG_JSON`, standard library only) under `unshare`, or directly (rlimits-only), then execs a fresh
+runner interpreter. Either way the runner is pid 1 of a fresh pid namespace and root of a private mount
+namespace when namespaces are used, and it
   1. covers /tmp, homes, the scratch root and every hidden path with empty tmpfs (files: /dev/null),
      re-exposing only what the runner needs (the interpreter, the harness) at their usual paths;
   2. binds the runner's scratch dir at a fixed path and remounts every other mount read-only;
   3. mounts a /proc that shows only this pid namespace (no judge environ, cmdline or memory);
   4. drops to the runner uid (as root) and drops every capability (so no tmpfs can be unmounted);
-then, in every mode, moves the channel fds to 3 and 4, applies rlimits and execs the runner.
+then, in every mode, moves the channel fds to 3 and 4, applies rlimits and runs the runner.
 Any failure exits with EXIT_JAIL_FAILED and a message on stderr (the capture), before untrusted code runs.
 """
 
@@ -19,6 +22,8 @@ import json
 import os
 import re
 import resource
+import select
+import signal
 import sys
 
 EXIT_JAIL_FAILED = 121
@@ -29,6 +34,9 @@ LOCKED_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "no
                 "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 24, 28, 38, 36
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+PR_SET_PDEATHSIG = 1
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 SECBIT_NOROOT, SECBIT_NOROOT_LOCKED, SECBIT_KEEP_CAPS_LOCKED = 1, 2, 32
 RLIMITS = {"AS": resource.RLIMIT_AS, "NPROC": resource.RLIMIT_NPROC, "FSIZE": resource.RLIMIT_FSIZE,
            "CORE": resource.RLIMIT_CORE, "NOFILE": resource.RLIMIT_NOFILE}
@@ -89,14 +97,18 @@ def mount_points() -> list[tuple[str, int]]:
     return points
 
 
-def remount_readonly(skip: set[str]) -> None:
+def remount_readonly(skip: set[str], covered: list[str]) -> None:
     for point, keep in mount_points():
         if point in skip:
             continue
         try:
             mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | keep)
-        except FileNotFoundError:
-            continue  # under a cover: it cannot be reached, so it needs no remount
+        except OSError as exc:
+            # under a cover it cannot be reached, so it needs no remount: its path is gone (ENOENT), or
+            # leads to a plain directory that `expose` made in the cover (EINVAL: not a mount point)
+            if exc.errno == errno.ENOENT or (exc.errno == errno.EINVAL and _under(point, covered)):
+                continue
+            raise
 
 
 def setup_mounts(config: dict) -> None:
@@ -105,11 +117,11 @@ def setup_mounts(config: dict) -> None:
     scratch_fd = os.open(config["scratch"], os.O_PATH | os.O_DIRECTORY)
     covered = cover(config["cover"])
     expose(kept, covered)
-    cover(config["hidden"])
+    covered += cover(config["hidden"])
     inside = config["inside_scratch"]
     os.makedirs(inside, exist_ok=True)
     mount(f"/proc/self/fd/{scratch_fd}", inside, None, MS_BIND)
-    remount_readonly(skip={inside})
+    remount_readonly(skip={inside}, covered=covered)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for fd in [*kept.values(), scratch_fd]:
         os.close(fd)
@@ -157,23 +169,54 @@ def apply_rlimits(limits: dict[str, int]) -> None:
         resource.setrlimit(RLIMITS[name], (value, value))
 
 
+def enter_namespaces(config: dict) -> None:
+    """unshare(2) the namespaces `unshare --mount --pid --net --ipc --uts [--user --map-root-user]` would
+    give. Must run in a single-threaded process (CLONE_NEWUSER); the new pid namespace applies only to the
+    children forked afterwards, so the caller forks once more to get its pid 1."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    uid, gid = os.geteuid(), os.getegid()
+    if config["user_namespace"]:
+        flags |= CLONE_NEWUSER
+    _check(libc.unshare(ctypes.c_int(flags)), "unshare")
+    if config["user_namespace"]:  # map the judge's user to root of the new namespace, as --map-root-user
+        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+
+
+def stay_with_parent(alive_fd: int) -> None:
+    """Die with the parent, as `unshare --kill-child` arranges: SIGKILL on its death, and exit now if it
+    already died (`alive_fd` is a pipe whose only writer is the parent: it reads EOF once that is gone).
+    Changing the uid clears the parent-death signal, so confine() calls this again after dropping root."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if select.select([alive_fd], [], [], 0)[0]:
+        os._exit(EXIT_JAIL_FAILED)
+
+
+def confine(config: dict) -> None:
+    """Every jail step up to running the runner: mounts, session, privileges, fds 3 and 4, cwd, rlimits."""
+    if config["namespaces"]:
+        setup_mounts(config)
+    else:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the submission stay ours, so they can be found
+    try:
+        os.setsid()  # own session: kill(0, ...) from the submission reaches nobody outside it
+    except PermissionError:
+        pass  # already a session leader (started with a new session)
+    if config["namespaces"]:
+        drop_privileges(config)
+    if config.get("parent_alive_fd") is not None:
+        stay_with_parent(config["parent_alive_fd"])  # a uid change cleared the parent-death signal
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    move_channel_fds(config["fds"])
+    os.chdir(config["inside_scratch"])
+    apply_rlimits(config["rlimits"])
+
+
 def main(argv: list[str]) -> None:
     config = json.loads(argv[0])
     try:
-        if config["namespaces"]:
-            setup_mounts(config)
-        else:
-            prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the submission stay ours, so they can be found
-        try:
-            os.setsid()  # own session: kill(0, ...) from the submission reaches nobody outside it
-        except PermissionError:
-            pass  # already a session leader (started with a new session)
-        if config["namespaces"]:
-            drop_privileges(config)
-        prctl(PR_SET_NO_NEW_PRIVS, 1)
-        move_channel_fds(config["fds"])
-        os.chdir(config["inside_scratch"])
-        apply_rlimits(config["rlimits"])
+        confine(config)
         os.execve(config["argv"][0], config["argv"], config["env"])
     # before any untrusted code runs: report and stop, never continue half-jailed
     except Exception as exc:  # noqa: BLE001

@@ -1,13 +1,18 @@
-"""The judge's ends of a runner's pipes: reads and writes that give up at a deadline, and the output tail.
+"""The judge's ends of a runner's pipes: reads and writes that give up at a deadline, and the output tail;
+and packets on the forkserver's unix sockets: one channel frame each, file descriptors beside it.
 
 The judge never blocks without a deadline on anything the runner controls: a runner that stops reading
 requests, or never replies, costs at most the time left in the exercise's budget.
 """
 
+import io
 import os
 import select
+import socket
 import threading
 import time
+
+MAX_PACKET = 1 << 20  # forkserver packets carry a jail config (paths and limits) at most
 
 
 class Expired(Exception):
@@ -92,3 +97,46 @@ def drain(fd: int, tail: OutputTail) -> threading.Thread:
     thread = threading.Thread(target=run, name=f"runner-output-{fd}", daemon=True)
     thread.start()
     return thread
+
+
+# channel.py (which imports torch) is imported inside send and receive: grade.py starts the forkserver
+# before the judge has paid for `import torch`, so the two imports overlap
+
+def send(sock: socket.socket, header: dict, fds: list[int] = ()) -> None:
+    """One frame as one SOCK_SEQPACKET packet, with `fds` passed along (SCM_RIGHTS)."""
+    from harness.grade.channel import write_frame
+
+    buffer = io.BytesIO()
+    write_frame(buffer, header)
+    socket.send_fds(sock, [buffer.getvalue()], list(fds), socket.MSG_NOSIGNAL)
+
+
+def receive(sock: socket.socket, max_fds: int) -> tuple[dict | None, list[int]]:
+    """One packet's frame and fds; (None, []) when the peer closed its end. A malformed packet raises
+    ConnectionError (an OSError, like every other way the socket can fail)."""
+    from harness.grade.channel import ChannelError, read_frame
+
+    data, fds, _flags, _address = socket.recv_fds(sock, MAX_PACKET, max_fds)
+    if not data:
+        close_all(fds)
+        return None, []
+    try:
+        header, _ = read_frame(io.BytesIO(data), max_payload=0)
+    except ChannelError as exc:
+        close_all(fds)
+        raise ConnectionError(f"malformed packet on the forkserver socket: {exc}") from None
+    return header, fds
+
+
+def close_all(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def readable(sock: socket.socket, timeout_s: float) -> bool:
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(0, round(timeout_s * 1000))))

@@ -92,25 +92,32 @@ def kill_and_wait(pids: list[int], *, timeout_s: float = 10.0) -> None:
         except ProcessLookupError:
             continue
     try:
-        for fd in fds:
-            try:
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        poller = select.poll()
-        for fd in fds:
-            poller.register(fd, select.POLLIN)
-        end = time.monotonic() + timeout_s
-        pending = set(fds)
-        while pending and time.monotonic() < end:
-            for fd, _ in poller.poll(max(1, int((end - time.monotonic()) * 1000))):
-                pending.discard(fd)
-                poller.unregister(fd)
-        if pending:
-            raise RuntimeError(f"runner processes {pids} did not exit within {timeout_s} s of SIGKILL")
+        kill_pidfds(fds, timeout_s=timeout_s)
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def kill_pidfds(fds: list[int], *, timeout_s: float = 10.0) -> None:
+    """SIGKILL the process behind each pidfd and wait until each has exited. For the init of a pid
+    namespace that means every process in the namespace is gone too."""
+    for fd in fds:
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    end = time.monotonic() + timeout_s
+    pending = set(fds)
+    while pending and time.monotonic() < end:
+        for fd, _ in poller.poll(max(1, int((end - time.monotonic()) * 1000))):
+            pending.discard(fd)
+            poller.unregister(fd)
+    if pending:
+        raise RuntimeError(f"runner processes (pidfds {sorted(pending)}) did not exit within {timeout_s} s "
+                           "of SIGKILL")
 
 
 def kill_group(pgid: int) -> None:

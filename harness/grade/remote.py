@@ -1,9 +1,10 @@
 """RemoteImpl: the judge's Implementation. Same call/vjp as harness.impl.InProcessImpl, but the
 submission runs in a sandboxed runner process (sandbox.py) and only frames (channel.py) come back.
 
-The runner starts lazily, on a fresh copy of the submission in a fresh scratch dir, and after any kill
-(timeout, crash, protocol violation) the next call starts a new one. Starting does not count against the
-exercise budget (the import has its own limit); a failed import fails every later call at once.
+The runner starts lazily (forked from the warm forkserver: sandbox.start_runner), on a fresh copy of the
+submission in a fresh scratch dir, and after any kill (timeout, crash, protocol violation) the next call
+starts a new one. Starting does not count against the exercise budget (the import has its own limit); a
+failed import fails every later call at once.
 """
 
 import signal
@@ -28,7 +29,7 @@ from harness.grade.channel import (
     tensor_bytes,
     write_frame,
 )
-from harness.grade.sandbox import LEVELS, Limits, RunnerProcess, isolation_level
+from harness.grade.sandbox import LEVELS, ForkedRunner, Limits, RunnerProcess, isolation_level, start_runner
 from harness.grade.scratch import copy_submission, remove_tree
 from harness.outcomes import (
     ForbiddenCall,
@@ -58,7 +59,7 @@ class RemoteImpl:
         self.scratch_root = Path(scratch_root).resolve()
         self.last_inputs_modified: tuple[str, ...] = ()
         self._tail = pipes.OutputTail(limits.max_output_bytes)
-        self._runner: RunnerProcess | None = None
+        self._runner: RunnerProcess | ForkedRunner | None = None
         self._scratch: Path | None = None
         self._drain = None
         self._import_failure: Outcome | None = None
@@ -141,8 +142,8 @@ class RemoteImpl:
             self.close()
             raise _copy(self._import_failure)
         try:
-            self._runner = RunnerProcess(level=self.isolation, limits=self.limits, scratch=self._scratch,
-                                         package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+            self._runner = start_runner(level=self.isolation, limits=self.limits, scratch=self._scratch,
+                                        package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
         except OSError:
             self.close()
             raise
@@ -179,8 +180,8 @@ class RemoteImpl:
                  extra_tensors=None) -> tuple[dict, dict[str, torch.Tensor]]:
         self._check_budget(exercise)
         if len(self._deaths) >= MAX_DEATHS_PER_BUDGET:
-            # restarting costs a torch import each time; an exercise that kills its runner this often
-            # fails its remaining checks at once with the same reason
+            # an exercise that kills its runner this often fails its remaining checks at once with the
+            # same reason (with the exec launcher each restart would also cost a torch import)
             raise _copy(self._deaths[-1])
         self.start()
         self._check_budget(exercise)

@@ -1,7 +1,8 @@
 """The runner: the only process that imports a submission. It answers the judge's requests over two pipes.
 
-Started by sandbox.py inside the jail (`python -m harness.grade.runner --requests 3 --replies 4
---package DIR` also works by hand). stdout and stderr belong to the submission and go to the judge's
+Forked by the forkserver (forkserver.py), which calls `supervise` / `become_runner` below in the
+child, or started by sandbox.py in a fresh interpreter (`python -m harness.grade.runner --requests 3
+--replies 4 --package DIR` also works by hand). stdout and stderr belong to the submission and go to the judge's
 capped capture, so every frame travels on the reply fd instead. Frames in order:
   {"status": "started"}                          torch and the harness are imported (the harness's time)
   {"status": "ready"} | {"status": "error", ...}  the submission package imported, or why not
@@ -11,13 +12,21 @@ Everything this process reports is treated by the judge as untrusted (the submis
 """
 
 import argparse
+import importlib
 import os
+import random
+import resource
+import signal
 import sys
+import tempfile
+import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 
+from harness.grade import jail
 from harness.grade.channel import (
     ChannelClosed,
     ChannelError,
@@ -140,20 +149,117 @@ def serve(package, requests, replies) -> None:
         write_frame(replies, *handle(package, header, payload))
 
 
+def run(requests_fd: int, replies_fd: int, package_dir: Path) -> None:
+    """Announce, import the submission, then answer requests until the judge closes the channel."""
+    torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
+    requests = os.fdopen(requests_fd, "rb", buffering=0)
+    replies = os.fdopen(replies_fd, "wb", buffering=0)
+    write_frame(replies, {"status": "started"})
+    package, hello = import_submission(package_dir)
+    write_frame(replies, hello)
+    if package is not None:
+        serve(package, requests, replies)
+
+
+# -- a runner forked by the forkserver ------------------------------------------------------------
+def forget_parent(env: dict[str, str]) -> None:
+    """In a runner forked from the forkserver: drop what a fresh interpreter would not have inherited.
+    The server's environment is already clean; caches of its file-system view would be stale in the jail."""
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = ["harness.grade.runner"]
+    tempfile.tempdir = None
+    importlib.invalidate_caches()  # directory listings cached before tmpfs covered reference/ & co.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the server's handler woke its loop; we reap ourselves
+    random.seed()  # every runner would otherwise share the server's random state
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
+
+
+def take_output(output: int) -> None:
+    """stdin from /dev/null, stdout and stderr into the judge's capped capture, as in the fallback."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(null)
+    os.close(output)
+
+
+def set_title(title: str) -> None:
+    """Show `title` as this process's command line (ps, /proc/PID/cmdline): a forked runner would otherwise
+    show the forkserver's. Rewrites the argv area in place, as setproctitle does."""
+    with open("/proc/self/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end: fields 48 and 49 of stat(5)
+    data = title.encode()[: end - start - 1]
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start)
+        mem.write(data + b"\0" * (end - start - len(data)))
+
+
+def supervise(config: dict, channel: tuple[int, int], report_init: Callable[[int, int], None]) -> int:
+    """After enter_namespaces: fork pid 1 of the new pid namespace (it becomes the runner), report it with a
+    pidfd, wait for it and return its exit code (negative: the signal that killed it)."""
+    alive_r, alive_w = os.pipe()  # the child sees EOF here once this supervisor is gone
+    pid = os.fork()
+    if pid == 0:
+        os.close(alive_w)
+        jail.stay_with_parent(alive_r)
+        become_runner({**config, "parent_alive_fd": alive_r}, channel)
+    os.close(alive_r)
+    for fd in channel:
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)  # we have not reaped it: the pid cannot have been reused
+    report_init(pid, pidfd)
+    os.close(pidfd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def become_runner(config: dict, channel: tuple[int, int]) -> NoReturn:
+    """Jail this (forked, single-threaded) process, then serve as the runner in it; never returns."""
+    try:
+        set_title(f"attnlab-runner {config['package']}")
+        jail.confine({**config, "fds": list(channel)})
+        forget_parent(config["env"])
+    except BaseException as exc:  # noqa: BLE001 -- before any untrusted code: never continue half-jailed
+        print(f"runner sandbox set-up failed: {exc}", file=sys.stderr, flush=True)
+        os._exit(jail.EXIT_JAIL_FAILED)
+    code = 0
+    try:
+        run(3, 4, Path(config["package"]))
+    except BaseException:  # noqa: BLE001 -- as an interpreter would: traceback to stderr, status 1
+        traceback.print_exc()
+        code = 1
+    exit_like(code)
+
+
+def exit_like(code: int) -> NoReturn:
+    """Exit with `code`, or die of signal -code, so whoever waits for us reads the runner's fate."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    if code < 0:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            signal.signal(-code, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP have no handler to reset
+        os.kill(os.getpid(), -code)
+    os._exit(code if code >= 0 else 128 - code)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m harness.grade.runner")
     parser.add_argument("--requests", type=int, default=0, help="fd the judge's requests arrive on")
     parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
     parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    requests = os.fdopen(args.requests, "rb", buffering=0)
-    replies = os.fdopen(args.replies, "wb", buffering=0)
-    write_frame(replies, {"status": "started"})
-    package, hello = import_submission(args.package)
-    write_frame(replies, hello)
-    if package is not None:
-        serve(package, requests, replies)
+    run(args.requests, args.replies, args.package)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,19 @@
 """Starting and killing a runner process with the strongest isolation this machine allows.
 
 Levels, strongest first (`isolation_level()` says which one applies; README and results quote it):
-- "root-dropped+namespaces": started as root; new mount, pid and net namespaces (util-linux `unshare`),
-  hidden paths covered by tmpfs, everything but scratch read-only, then uid/gid `Limits.uid/gid` with no
-  capabilities. The judge's processes, files and network are out of reach.
-- "user-namespaces": not root, but unprivileged user namespaces work: the same mounts inside a user +
-  mount + pid + net namespace, all capabilities dropped. The runner keeps the judge's uid on the host.
+- "root-dropped+namespaces": started as root; new mount, pid, net, IPC and UTS namespaces, hidden paths
+  covered by tmpfs, everything but scratch read-only, then uid/gid `Limits.uid/gid` with no capabilities.
+  The judge's processes, files and network are out of reach.
+- "user-namespaces": not root, but unprivileged user namespaces work: the same mounts inside a user
+  namespace too, all capabilities dropped. The runner keeps the judge's uid on the host.
 - "rlimits-only": neither works: rlimits and a session only. Nothing is hidden and the submission runs
   as the judge's user (it can read what the judge can, and signal the judge): see README.
 In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
 clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
 one, every process of the runner's session, process group or subreaper tree is killed).
+Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked from this process's forkserver (which
+enters the namespaces after the fork, with unshare(2)), or, where that cannot run, RunnerProcess: a fresh
+interpreter under the util-linux `unshare` binary, paying ~2 s of `import torch` per runner.
 """
 
 import functools
@@ -19,12 +22,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.grade import procs
+from harness.grade import forkserver, pipes, procs
 
 LEVELS = ("root-dropped+namespaces", "user-namespaces", "rlimits-only")
+LAUNCHERS = ("auto", "forkserver", "exec")  # auto: the forkserver, or exec where it cannot run
 JAIL = Path(__file__).with_name("jail.py")
 HARNESS_ROOT = Path(__file__).resolve().parents[2]
 INSIDE_SCRATCH = "/tmp/scratch"  # where the runner sees its scratch dir when namespaces are used
@@ -49,6 +54,7 @@ class Limits:
     uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
     gid: int = 65534
     isolation: str = "auto"  # or one of LEVELS, to force a weaker level (tests, debugging)
+    launcher: str = "auto"  # or one of LAUNCHERS: how runners start (tests, debugging)
 
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
@@ -57,6 +63,8 @@ class Limits:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         if self.isolation not in ("auto", *LEVELS):
             raise ValueError(f"Limits.isolation must be 'auto' or one of {LEVELS}, got {self.isolation!r}")
+        if self.launcher not in LAUNCHERS:
+            raise ValueError(f"Limits.launcher must be one of {LAUNCHERS}, got {self.launcher!r}")
 
 
 @functools.cache
@@ -114,17 +122,43 @@ def _exposed(paths: list[str]) -> list[str]:
 
 
 def jail_config(*, level: str, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                covered: list[Path], fds: tuple[int, int]) -> dict:
+                covered: list[Path], fds: tuple[int, int] = (3, 4)) -> dict:
+    """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
     namespaces = level != LEVELS[2]
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
             "--replies", "4", "--package", f"{inside}/{package}"]
-    return {"namespaces": namespaces, "drop_uid": level == LEVELS[0], "uid": limits.uid, "gid": limits.gid,
-            "scratch": str(scratch), "inside_scratch": inside,
-            "cover": sorted({*ALWAYS_COVERED, *(str(p) for p in covered)}),
+    return {"namespaces": namespaces, "user_namespace": level == LEVELS[1], "drop_uid": level == LEVELS[0],
+            "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
+            "package": f"{inside}/{package}", "cover": sorted({*ALWAYS_COVERED, *(str(p) for p in covered)}),
             "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
             "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv}
+
+
+def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
+    """This process's runner forkserver (started on first use; see forkserver.server)."""
+    return forkserver.server(paths=_import_paths(), env=runner_env("/"), boot_timeout_s=limits.boot_timeout_s,
+                             wait=wait)
+
+
+def start_runner(**how) -> "RunnerProcess | ForkedRunner":
+    """A started runner (keyword arguments as RunnerProcess): forked by the forkserver unless
+    Limits.launcher says "exec", or says "auto" and the forkserver cannot run here."""
+    launcher = how["limits"].launcher
+    if launcher != "exec":
+        try:
+            return ForkedRunner(**how)
+        except forkserver.Unavailable as exc:
+            if launcher == "forkserver":
+                raise
+            if not _warned:
+                print(f"{exc}; runners start as fresh interpreters instead (slower)", file=sys.stderr)
+                _warned.append(exc)
+    return RunnerProcess(**how)
+
+
+_warned: list[Exception] = []
 
 
 class RunnerProcess:
@@ -140,7 +174,7 @@ class RunnerProcess:
                              covered=covered, fds=(req_r, rep_w))
         command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
         if level != LEVELS[2]:
-            flags = ["--mount", "--pid", "--net"]
+            flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
             if level == LEVELS[1]:
                 flags = ["--user", "--map-root-user", *flags]
             command = [shutil.which("unshare") or "unshare", *flags, "--fork", "--kill-child", *command]
@@ -173,6 +207,88 @@ class RunnerProcess:
             self.popen.wait(timeout=10)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"runner {leader} did not die after SIGKILL") from None
+        for fd in (self.requests, self.replies):
+            _close_quietly(fd)
+
+
+class ForkedRunner:
+    """A runner forked by this process's forkserver: the same pipes, exit_code() and kill() as
+    RunnerProcess. `pid` is the supervisor (the runner itself without namespaces), `init_pid` the runner
+    as pid 1 of its pid namespace; both come with pidfds, so no kill can hit a reused pid."""
+
+    def __init__(self, *, level: str, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                 covered: list[Path]):
+        self.level = level
+        self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
+        self._code: int | None = None
+        self._gone = False  # the control socket closed without an exit report: the server died
+        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
+                             covered=covered)
+        server = runner_server(limits)
+        req_r, self.requests = os.pipe()
+        self.replies, rep_w = os.pipe()
+        self.output, out_w = os.pipe()
+        try:
+            self._ctl = server.spawn(config, (req_r, rep_w, out_w))
+        except BaseException:
+            pipes.close_all([req_r, rep_w, out_w, self.requests, self.replies, self.output])
+            raise
+        pipes.close_all([req_r, rep_w, out_w])
+        try:
+            self._await_start(limits.boot_timeout_s, namespaces=config["namespaces"])
+        except BaseException:
+            self.kill()
+            pipes.close_all([self.output])  # no drain thread owns it yet
+            raise
+
+    def _await_start(self, timeout_s: float, *, namespaces: bool) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.pid is None or (namespaces and self.init_pid is None and self._code is None):
+            if not self._read(deadline - time.monotonic()):
+                why = "the forkserver died" if self._gone else f"no answer within {timeout_s:g} s"
+                raise RuntimeError(f"the runner forkserver did not start a runner: {why}")
+
+    def _read(self, timeout_s: float) -> bool:
+        """Take one report from the control socket; False if none came in time (or none ever will)."""
+        if self._gone or not pipes.readable(self._ctl, timeout_s):
+            return False
+        try:
+            header, fds = pipes.receive(self._ctl, 1)
+        except OSError:
+            header, fds = None, []
+        if header is None:
+            self._gone = True
+            return False
+        status, fd = header.get("status"), (fds[0] if fds else None)
+        if status == "forked":
+            self.pid, self._pidfd = header["pid"], fd
+        elif status == "init":
+            self.init_pid, self._init_pidfd = header["pid"], fd
+        elif status == "exited":
+            self._code = header["code"]
+        else:
+            pipes.close_all(fds)
+            raise OSError(f"the runner forkserver could not start a runner: {header.get('message')!r:.300}")
+        return True
+
+    def exit_code(self, wait_s: float = 0.0) -> int | None:
+        """The runner's exit status (negative: killed by that signal), or None while it runs."""
+        deadline = time.monotonic() + wait_s
+        while self._code is None and self._read(max(0.0, deadline - time.monotonic())):
+            pass
+        return self._code
+
+    def kill(self) -> None:
+        """SIGKILL everything the runner started, wait until it is all gone, close the judge's ends."""
+        if self.level == LEVELS[2] and self.pid is not None:
+            procs.kill_tree(self.pid)  # the supervisor is the runner, and the subreaper of its orphans
+        elif self._init_pidfd is not None:
+            procs.kill_pidfds([self._init_pidfd])  # returns once the whole pid namespace is gone
+        if self._pidfd is not None and self.exit_code(wait_s=10) is None:
+            procs.kill_pidfds([self._pidfd])  # the supervisor outlived its runner, or the server died
+        pipes.close_all([fd for fd in (self._pidfd, self._init_pidfd) if fd is not None])
+        self._pidfd = self._init_pidfd = None
+        self._ctl.close()
         for fd in (self.requests, self.replies):
             _close_quietly(fd)
 
