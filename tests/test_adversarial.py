@@ -59,6 +59,9 @@ def graded(tmp_path_factory):
         sentinel.unlink(missing_ok=True)
     honest = work / "honest_stub"
     shutil.copytree(paths.TEMPLATE_DIR, honest, ignore=shutil.ignore_patterns("__pycache__"))
+    planted = Path("/opt/attnlab-planted-solution")  # a second copy of the solution outside the repo
+    planted.mkdir(parents=True, exist_ok=True)
+    shutil.copy(paths.REFERENCE_DIR / "softmax.py", planted / "softmax.py")
     before = tree_digest(paths.ROOT)
     out = work / "out"
     attacks = sorted(p for p in ATTACKS.iterdir() if p.is_dir() and p.name != "__pycache__")
@@ -66,6 +69,7 @@ def graded(tmp_path_factory):
                            "--out", str(out), "--timeout", "4", "--jobs", "2", "--seed", "11"],
                           cwd=work, capture_output=True, text=True, timeout=900)
     time.sleep(5)  # give any escaped daemon time to show itself
+    shutil.rmtree(planted, ignore_errors=True)
     return {"proc": proc, "out": out, "before": before, "after": tree_digest(paths.ROOT),
             "attacks": [a.name for a in attacks], "leftovers": leftover_processes("attnlab-")}
 

@@ -34,6 +34,15 @@ JAIL = Path(__file__).with_name("jail.py")
 HARNESS_ROOT = Path(__file__).resolve().parents[2]
 INSIDE_SCRATCH = "/tmp/scratch"  # where the runner sees its scratch dir when namespaces are used
 ALWAYS_COVERED = ("/tmp", "/var/tmp", "/dev/shm", "/run/user", "/root", "/home")
+# Top-level directories a runner may read; every other one is covered with an empty tmpfs, because another
+# copy of the solution (a second checkout, an instructor's notes) may sit anywhere: /work, /opt, /srv, ...
+# The interpreter, the venv and the harness are re-exposed at their own paths wherever they live.
+SYSTEM_DIRS = frozenset({"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"})
+
+
+def top_level_covers() -> list[str]:
+    return sorted(str(p) for p in Path("/").iterdir()
+                  if p.is_dir() and not p.is_symlink() and p.name not in SYSTEM_DIRS)
 RUNNER_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
                "from harness.grade.runner import main; main(sys.argv[2:])")
 
@@ -131,7 +140,8 @@ def jail_config(*, level: str, limits: Limits, scratch: Path, package: str, hidd
             "--replies", "4", "--package", f"{inside}/{package}"]
     return {"namespaces": namespaces, "user_namespace": level == LEVELS[1], "drop_uid": level == LEVELS[0],
             "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
-            "package": f"{inside}/{package}", "cover": sorted({*ALWAYS_COVERED, *(str(p) for p in covered)}),
+            "package": f"{inside}/{package}",
+            "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
             "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv}
 
@@ -250,8 +260,8 @@ class ForkedRunner:
 
     def _read(self, timeout_s: float) -> bool:
         """Take one report from the control socket; False if none came in time (or none ever will)."""
-        if self._gone or not pipes.readable(self._ctl, timeout_s):
-            return False
+        if self._gone or self._ctl.fileno() < 0 or not pipes.readable(self._ctl, timeout_s):
+            return False  # (a closed control socket: kill() already collected what there was to know)
         try:
             header, fds = pipes.receive(self._ctl, 1)
         except OSError:
