@@ -11,9 +11,8 @@ Levels, strongest first (`isolation_level()` says which one applies; README and 
 In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
 clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
 one, every process of the runner's session, process group or subreaper tree is killed).
-Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked from this process's forkserver (which
-enters the namespaces after the fork, with unshare(2)), or, where that cannot run, RunnerProcess: a fresh
-interpreter under the util-linux `unshare` binary, paying ~2 s of `import torch` per runner.
+Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked by this process's forkserver (namespaces
+entered after the fork), or where that cannot run RunnerProcess, a fresh interpreter under `unshare`.
 """
 
 import functools
@@ -162,13 +161,13 @@ def start_runner(**how) -> "RunnerProcess | ForkedRunner":
         except forkserver.Unavailable as exc:
             if launcher == "forkserver":
                 raise
-            if not _warned:
-                print(f"{exc}; runners start as fresh interpreters instead (slower)", file=sys.stderr)
-                _warned.append(exc)
+            _say_once(f"{exc}; runners start as fresh interpreters instead (slower)")
     return RunnerProcess(**how)
 
 
-_warned: list[Exception] = []
+@functools.cache
+def _say_once(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 class RunnerProcess:
@@ -217,8 +216,7 @@ class RunnerProcess:
             self.popen.wait(timeout=10)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"runner {leader} did not die after SIGKILL") from None
-        for fd in (self.requests, self.replies):
-            _close_quietly(fd)
+        pipes.close_all([self.requests, self.replies])
 
 
 class ForkedRunner:
@@ -299,12 +297,4 @@ class ForkedRunner:
         pipes.close_all([fd for fd in (self._pidfd, self._init_pidfd) if fd is not None])
         self._pidfd = self._init_pidfd = None
         self._ctl.close()
-        for fd in (self.requests, self.replies):
-            _close_quietly(fd)
-
-
-def _close_quietly(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        pass
+        pipes.close_all([self.requests, self.replies])
