@@ -19,7 +19,12 @@ def tolerance_for(tolerances: dict[str, Tolerance], dtype: torch.dtype) -> Toler
 
 
 def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
-    return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat_index), shape)) if shape else ()
+    """The multi-index of a C-order flat index (plain arithmetic: torch.unravel_index imports sympy, ~1 s)."""
+    index = []
+    for size in reversed(shape):
+        flat_index, i = divmod(flat_index, size) if size else (flat_index, 0)
+        index.append(i)
+    return tuple(reversed(index))
 
 
 def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *, lang: str) -> Mismatch | None:

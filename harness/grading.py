@@ -20,6 +20,7 @@ from harness.impl import Implementation, find_function, load_package
 from harness.messages import t
 from harness.results import CheckResult, ExerciseResult
 from harness.spec import ExerciseSpec, QuizSpec
+from harness.spec_load import load_safe_yaml
 
 SEVERITY = ("forbidden", "timeout", "memory", "error", "not_implemented", "failed")
 MAX_ANSWERS_BYTES = 64 * 1024
@@ -98,7 +99,7 @@ def read_answers(path: Path) -> dict[str, Any]:
     if not path.is_file() or path.stat().st_size > MAX_ANSWERS_BYTES:
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_safe_yaml(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError):
         return {}
     answers = data.get("answers") if isinstance(data, dict) else None

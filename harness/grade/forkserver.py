@@ -1,7 +1,7 @@
 """The runner forkserver: one process imports torch, numpy and the harness once and forks a runner per
-request, instead of each runner paying `import torch` (~2 s) and the lazy imports of its first guarded
-call (torch._dynamo, ~3 s). It never reads student data or runs student code, and runs no torch op (no
-intra-op thread pool exists for fork to break); it only receives jail configs (paths, limits) and fds.
+request, instead of each runner paying `import torch` (~2 s) and the harness's imports. It never reads
+student data or runs student code, and runs no torch op (no intra-op thread pool exists for fork to
+break); it only receives jail configs (paths, limits) and fds.
 
 One server per judge process, started on first use (`server()`), stopped at exit. Judge and server talk
 over a unix SOCK_SEQPACKET socketpair: one packet is one channel.py frame (JSON, never pickle), fds travel
@@ -34,8 +34,7 @@ from typing import NoReturn
 
 from harness.grade import jail, pipes
 
-# torch._dynamo is what a runner's first call under the forbidden-call guard (a TorchDispatchMode) imports
-WARM_MODULES = ("torch", "numpy", "numpy.random", "torch._dynamo", "jaxtyping", "beartype", "beartype.door",
+WARM_MODULES = ("torch", "numpy", "numpy.random", "jaxtyping", "beartype", "beartype.door",
                 "harness.grade.runner", "harness.typecheck", "harness.impl")
 NEVER_IMPORTED = ("reference",)  # the solution must not be in memory every runner inherits
 BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
