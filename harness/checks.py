@@ -2,6 +2,7 @@
 inputs unchanged, values, then diagnose. Used in-process by the pytest plugin and by the grader's judge.
 """
 
+import threading
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
@@ -17,6 +18,9 @@ from harness.outcomes import CheckFailure, Outcome, SubmissionError
 from harness.results import CheckResult
 from harness.spec import CaseSpec, ExerciseSpec
 from harness.typecheck import check_call
+
+_MEMO: dict[tuple, Any] = {}  # Context.memo: per process, keyed by reference, exercise, seed and key
+_MEMO_LOCK = threading.Lock()
 
 
 @dataclass
@@ -34,11 +38,13 @@ class Context:
     def call(self, args: dict[str, Any]) -> torch.Tensor:
         """Call the implementation and apply the checks every call gets (shape, dtype, device, purity)."""
         ex = self.exercise
-        before = inputs.snapshot(args)
+        # a runner compares its inputs before and after the call itself and reports what changed
+        reported = getattr(self.impl, "reports_modified_inputs", False)
+        before = None if reported else inputs.snapshot(args)
         out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
                              forbidden_calls=ex.forbidden)
         check_call(self.signature, args, out, name=ex.function)
-        changed = inputs.modified(args, before)
+        changed = list(self.impl.last_inputs_modified) if reported else inputs.modified(args, before)
         if changed:
             raise CheckFailure(t("modified", self.lang, names=", ".join(changed)))
         for name, value in args.items():
@@ -76,9 +82,24 @@ class Context:
                 return fixtures.load_case(path, case)
         if self.reference is None:
             raise FileNotFoundError(f"no fixture for {self.exercise.id}/{case.name} and no reference")
-        args = inputs.build_args(case, fresh_seed=self.fresh_seed)
-        expected = self.reference_call(inputs.to_float64(args)) if "value" in case.checks else None
-        return args, expected
+
+        def draw():
+            args = inputs.build_args(case, fresh_seed=self.fresh_seed)
+            return args, self.reference_call(inputs.to_float64(args)) if "value" in case.checks else None
+        args, expected = self.memo(("case", case.name), draw)
+        return inputs.copy_args(args), expected
+
+    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """compute() once per grading run (fresh seed) and exercise, shared by every submission graded in
+        this process: fresh inputs and what the reference makes of them depend on the seed alone.
+        Callers must not modify what it returns (copy first). Without a fresh seed: computed every time."""
+        if self.fresh_seed is None:
+            return compute()
+        full = (id(self.reference), self.exercise.path, self.exercise.id, self.fresh_seed, *key)
+        with _MEMO_LOCK:
+            if full not in _MEMO:
+                _MEMO[full] = compute()
+            return _MEMO[full]
 
 
 def describe_inputs(args: dict[str, Any]) -> str:

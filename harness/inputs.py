@@ -122,6 +122,22 @@ def to_float64(args: dict[str, Any]) -> dict[str, Any]:
             for k, v in args.items()}
 
 
+def copy_args(args: dict[str, Any]) -> dict[str, Any]:
+    """An independent copy with the same values, dtypes and strides (a strided or transposed input stays
+    so), and generators in the same state; other values are immutable and shared."""
+    out = {}
+    for name, value in args.items():
+        if isinstance(value, torch.Tensor):
+            out[name] = torch.empty_strided(value.shape, value.stride(), dtype=value.dtype,
+                                            device=value.device).copy_(value)
+        elif isinstance(value, torch.Generator):
+            out[name] = torch.Generator(value.device)
+            out[name].set_state(value.get_state())
+        else:
+            out[name] = value
+    return out
+
+
 def snapshot(args: dict[str, Any]) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in args.items() if isinstance(v, torch.Tensor)}
 

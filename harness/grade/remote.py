@@ -49,6 +49,8 @@ OUTCOMES = {"not_implemented": NotImplementedByStudent, "error": SubmissionError
 
 
 class RemoteImpl:
+    reports_modified_inputs = True  # last_inputs_modified: what the runner saw the call change in place
+
     def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
                  scratch_root: Path):
         self.name = name
