@@ -120,6 +120,17 @@ def copy_viz(target: Path) -> None:
     shutil.copytree(viz.VIZ_DIR, target, ignore=_ignore())
 
 
+def copy_laws(course: Course, target: Path) -> None:
+    """The laws' stored hypothesis draws (public inputs of public laws): the student's pytest replays them
+    instead of importing hypothesis and drawing."""
+    from harness.generate import sync_laws
+    from harness.properties import LAWS_FILE
+
+    if sync_laws(course, check=True):
+        raise ReleaseError(f"{LAWS_FILE} is out of date: run `python -m harness.generate laws`")
+    shutil.copy2(LAWS_FILE, target / LAWS_FILE.name)
+
+
 def _reference():
     from harness.grading import load_reference
 
@@ -158,6 +169,7 @@ def build_handout(*, out: Path) -> Path:
     copy_spec(course, handout / "spec")
     copy_fixtures(course, handout / "fixtures")
     copy_viz(handout / "fixtures" / "_viz")
+    copy_laws(course, handout / "fixtures")
     values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
               "requirements": requirements(HANDOUT_DEPS), "coded_points": sum(e.points for e in course.coded)}
     env = _templates()

@@ -85,8 +85,8 @@ def test_handout_specs_and_fixtures_hold_only_visible_checks(handout):
         assert copy.points == original.points and copy.misconceptions == original.misconceptions
         expected_fixtures |= {f"{original.id}/{c.name}.npz" for c in copy.cases}
     pictures = {f"_viz/{p.name}" for p in (paths.FIXTURES_DIR / "_viz").glob("*.npz")}
-    assert files_under(handout / "fixtures") == expected_fixtures | pictures
-    for rel in expected_fixtures:  # copied whole: inputs, expected output and misconception outputs
+    assert files_under(handout / "fixtures") == expected_fixtures | pictures | {"_laws.json"}
+    for rel in expected_fixtures | {"_laws.json"}:  # copied whole: inputs, expected output and misconception outputs
         assert (handout / "fixtures" / rel).read_bytes() == (paths.FIXTURES_DIR / rel).read_bytes()
     for spec in (handout / "spec").glob("*.yaml"):
         assert "visible: false" not in spec.read_text(encoding="utf-8"), spec.name

@@ -23,6 +23,25 @@ def test_fixtures_are_up_to_date():
     assert not drift, f"run `python -m harness.generate fixtures`: {drift}"
 
 
+def test_law_draws_are_up_to_date():
+    drift = generate.sync_laws(COURSE, check=True)
+    assert not drift, f"run `python -m harness.generate laws`: {drift}"
+
+
+def test_law_draws_are_replayed_and_stale_ones_are_not(monkeypatch):
+    from harness import properties
+
+    stored = properties._stored_draws()["softmax_normalised"]
+    monkeypatch.setattr(properties, "_DRAWN", {})
+    assert properties.drawn("softmax_normalised", stored["examples"]) is stored["draws"]
+    # other strategies than those the file was drawn from: the file is ignored and hypothesis draws anew
+    monkeypatch.setattr(properties, "_DRAWN", {})
+    monkeypatch.setattr(properties, "strategies_digest", lambda law: "changed")
+    fresh = properties.drawn("softmax_normalised", stored["examples"])
+    assert fresh is not stored["draws"] and fresh == properties.draw_examples("softmax_normalised", stored["examples"])
+    assert len(fresh) == stored["examples"]
+
+
 @pytest.mark.parametrize("exercise", COURSE.coded, ids=lambda e: e.id)
 def test_stub_keeps_signature_and_names_its_exercise(exercise):
     import reference
