@@ -2,6 +2,7 @@
 inputs unchanged, values, then diagnose. Used in-process by the pytest plugin and by the grader's judge.
 """
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from types import ModuleType
@@ -34,15 +35,18 @@ class Context:
     lang: str = "en"
     fresh_seed: int | None = None  # grade.py: draw every random input anew from this seed
     fixtures_dir: Any = None
+    deep_guard: bool = True  # see harness.forbidden: False while a law repeats its calls
 
     def call(self, args: dict[str, Any]) -> torch.Tensor:
-        """Call the implementation and apply the checks every call gets (shape, dtype, device, purity)."""
+        """Call the implementation and apply the checks every call gets (shape, dtype, device, purity).
+        Cases run under the deep forbidden-call guard; laws (deep_guard False) under its function layer."""
         ex = self.exercise
         # a runner compares its inputs before and after the call itself and reports what changed
         reported = getattr(self.impl, "reports_modified_inputs", False)
         before = None if reported else inputs.snapshot(args)
+        extra = {} if self.deep_guard else {"deep_guard": False}
         out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
-                             forbidden_calls=ex.forbidden)
+                             forbidden_calls=ex.forbidden, **extra)
         check_call(self.signature, args, out, name=ex.function)
         changed = list(self.impl.last_inputs_modified) if reported else inputs.modified(args, before)
         if changed:
@@ -156,7 +160,7 @@ def run_property(ctx: Context, prop) -> CheckResult:
         raise LookupError(f"{ctx.exercise.path}: property check {prop.check!r} is not registered "
                           f"(known: {', '.join(sorted(PROPERTIES))})")
     try:
-        check(ctx, **prop.params)
+        check(dataclasses.replace(ctx, deep_guard=False), **prop.params)
     except Outcome as outcome:
         return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, str(outcome), law=False),
                            kind="property")

@@ -26,7 +26,7 @@ class Implementation(Protocol):
     name: str
 
     def call(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
-             forbidden_calls: tuple[str, ...]) -> torch.Tensor: ...
+             forbidden_calls: tuple[str, ...], deep_guard: bool = True) -> torch.Tensor: ...
 
     def vjp(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
             forbidden_calls: tuple[str, ...], wrt: tuple[str, ...],
@@ -84,10 +84,11 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...]) -> Any:
+def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
+           deep_guard: bool = True) -> Any:
     """Call `fn(**kwargs)` under the forbidden-call guard, mapping failures to harness outcomes."""
     try:
-        with forbidden.guard(exercise, forbidden_calls):
+        with forbidden.guard(exercise, forbidden_calls, deep=deep_guard):
             return fn(**kwargs)
     except Outcome:
         raise
@@ -119,9 +120,10 @@ class InProcessImpl:
             self._package = load_package(self.path)
         return find_function(self._package, module, function)
 
-    def call(self, *, exercise, module, function, kwargs, forbidden_calls):
+    def call(self, *, exercise, module, function, kwargs, forbidden_calls, deep_guard=True):
         fn = self._function(module, function)
-        return as_tensor(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls), function)
+        return as_tensor(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls,
+                                deep_guard=deep_guard), function)
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         fn = self._function(module, function)

@@ -70,8 +70,9 @@ class RemoteImpl:
         self._deaths: list[Outcome] = []  # runner deaths (crash, kill) inside the current budget
 
     # -- the Implementation interface -------------------------------------------------------------
-    def call(self, *, exercise, module, function, kwargs, forbidden_calls):
-        reply, tensors = self._request("call", exercise, module, function, kwargs, forbidden_calls)
+    def call(self, *, exercise, module, function, kwargs, forbidden_calls, deep_guard=True):
+        reply, tensors = self._request("call", exercise, module, function, kwargs, forbidden_calls,
+                                       extra={"deep_guard": bool(deep_guard)})
         return self._output(exercise, reply, tensors, kwargs)
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):

@@ -76,7 +76,8 @@ def run_request(package, header: dict, payload: bytes) -> tuple[dict, dict[str, 
     fn = find_function(package, header["module"], header["function"])
     common = {"exercise": header["exercise"], "kwargs": kwargs, "forbidden_calls": tuple(header["forbidden"])}
     if header["op"] == "call":
-        output = as_tensor(invoke(fn, **common), header["function"]).detach()
+        deep = header.get("deep_guard", True) is not False
+        output = as_tensor(invoke(fn, deep_guard=deep, **common), header["function"]).detach()
         result = {"output": output}
     elif header["op"] == "vjp":
         output, grads = vjp_call(fn, function=header["function"], wrt=tuple(header["wrt"]),
