@@ -1,13 +1,14 @@
 """Grading throughput: grade.py (runners forked from a warm server) against a naive baseline (a fresh
 interpreter per submission running the same checks in-process), plus what a student waits for.
 
-    python benchmarks/grading_throughput.py --copies 20
+    python benchmarks/grading_throughput.py            # K = 40: 80 submissions, about 5 minutes here
 
 In one run: K copies of the reference and K of a buggy submission (examples/submissions/bob_buggy)
-graded by grade.py (--repeats times, the median run counts), then the same 2K by the naive baseline (benchmarks/naive_grade.py, one interpreter
-each, --jobs at once; the scores must agree), then the checks alone in one warm interpreter (what neither
-can avoid), one runner's start + call + stop per launcher (benchmarks/runner_startup.py), and the
-handout's `pytest` over every exercise and over one. Prints per-submission overhead (core-seconds per
+graded by grade.py (--repeats times, the median run counts), then the same 2K by the naive baseline
+(benchmarks/naive_grade.py, one interpreter each, --jobs at once; the scores must agree), then the checks
+alone in one warm interpreter (what neither can avoid), one runner's start + call + stop per launcher
+(benchmarks/runner_startup.py), and the handout's `pytest` over every exercise and over one (median of 3
+after a warm-up, in a student's environment), beside `import torch` alone. Prints per-submission overhead (core-seconds per
 submission beyond the checks alone), submissions/s, the ratios, and MET / NOT MET per target. Exits 0
 whether or not targets are met (it is a measurement, not a test); 1 only if something failed to run.
 """
@@ -88,10 +89,33 @@ def runner_startup() -> dict[str, float]:
     return {row["launcher"]: row["seconds"] for row in map(json.loads, out.splitlines())}
 
 
+def student_env() -> dict[str, str]:
+    """A student's shell: Python's defaults, so bytecode (and pytest's rewritten test modules) is cached
+    after the first run. Some machines set PYTHONDONTWRITEBYTECODE, which makes every run recompile."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def median_seconds(argv: list[str], *, what: str, runs: int = 3) -> float:
+    """The median wall time of `runs` runs after one warm-up run (which fills the bytecode caches)."""
+    def once() -> float:
+        started = time.perf_counter()
+        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False, env=student_env())
+        if proc.returncode != 0:
+            sys.exit(f"benchmark: {what} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        return time.perf_counter() - started
+
+    once()
+    return sorted(once() for _ in range(runs))[runs // 2]
+
+
 def student(marker: str | None) -> float:
     argv = [sys.executable, "-m", "pytest", "tests/test_exercises.py", "--impl", "reference", "-q"]
-    seconds, _ = run(argv + (["-m", marker] if marker else []), what=f"pytest {' '.join(argv[3:])}")
-    return seconds
+    return median_seconds(argv + (["-m", marker] if marker else []), what=f"pytest {' '.join(argv[3:])}")
+
+
+def torch_import() -> float:
+    """`import torch` alone in a fresh interpreter: the floor under any pytest run of these checks."""
+    return median_seconds([sys.executable, "-c", "import torch"], what="import torch")
 
 
 def verdict(name: str, value: float) -> str:
@@ -101,7 +125,7 @@ def verdict(name: str, value: float) -> str:
 
 
 def report(n: int, jobs: int, grade_s: float, naive_s: float, check_s: float, startup: dict[str, float],
-           students: tuple[float, float]) -> None:
+           students: tuple[float, float], torch_s: float) -> None:
     rate, naive_rate = n / grade_s, n / naive_s
     overhead, naive_overhead = grade_s * jobs / n - check_s, naive_s * jobs / n - check_s
     print(f"\n{n} submissions (half reference, half buggy), {jobs} at once, {os.cpu_count()} cores")
@@ -112,6 +136,8 @@ def report(n: int, jobs: int, grade_s: float, naive_s: float, check_s: float, st
           f"overhead {overhead:6.3f} core-s per submission")
     print(f"  naive baseline  wall {naive_s:7.1f} s  {naive_rate:6.2f} submissions/s  "
           f"overhead {naive_overhead:6.3f} core-s per submission")
+    print(f"  student pytest (median of 3, bytecode cached as by default): every exercise {students[0]:.2f} s, "
+          f"one {students[1]:.2f} s; `import torch` alone {torch_s:.2f} s")
     print("targets:")
     print(verdict("speed-up (submissions/s, grade.py / naive)", rate / naive_rate))
     print(verdict("overhead ratio (naive / grade.py)", naive_overhead / max(overhead, 1e-3)))
@@ -122,7 +148,8 @@ def report(n: int, jobs: int, grade_s: float, naive_s: float, check_s: float, st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Grading throughput of grade.py against a naive baseline.")
-    parser.add_argument("--copies", type=int, default=10, help="copies of each submission (K)")
+    parser.add_argument("--copies", type=int, default=40, help="copies of each submission (K); grade.py's "
+                        "start-up (~3 s) is shared by all of them, as in a course's run")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
     parser.add_argument("--repeats", type=int, default=3, help="grade.py runs; the median counts (a shared "
                         "machine is noisy)")
@@ -146,7 +173,7 @@ def main() -> None:
     check_s = checks_alone(seed=args.seed)
     startup = runner_startup()
     students = (student(None), student("softmax"))
-    report(len(subs), args.jobs, grade_s, naive_s, check_s, startup, students)
+    report(len(subs), args.jobs, grade_s, naive_s, check_s, startup, students, torch_import())
 
 
 if __name__ == "__main__":
