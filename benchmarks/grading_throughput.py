@@ -8,9 +8,10 @@ graded by grade.py (--repeats times, the median run counts), then the same 2K by
 (benchmarks/naive_grade.py, one interpreter each, --jobs at once; the scores must agree), then the checks
 alone in one warm interpreter (what neither can avoid), one runner's start + call + stop per launcher
 (benchmarks/runner_startup.py), and the handout's `pytest` over every exercise and over one (median of 3
-after a warm-up, in a student's environment), beside `import torch` alone. Prints per-submission overhead (core-seconds per
-submission beyond the checks alone), submissions/s, the ratios, and MET / NOT MET per target. Exits 0
-whether or not targets are met (it is a measurement, not a test); 1 only if something failed to run.
+after a warm-up, in a student's environment), beside `import torch` alone. Prints per-submission overhead
+(core-seconds per submission beyond the checks alone), submissions/s, the ratios, and MET / NOT MET per
+target. Exits 0 whether or not targets are met (it is a measurement, not a test); 1 only if something
+failed to run.
 """
 
 import argparse
@@ -43,10 +44,10 @@ def make_copies(work: Path, copies: int) -> list[Path]:
     return made
 
 
-def run(argv: list[str], *, what: str) -> tuple[float, str]:
+def run(argv: list[str], *, what: str, env: dict[str, str] | None = None) -> tuple[float, str]:
     """Run argv from the repo root; (wall seconds, stdout). Exits if it fails: the numbers would be lies."""
     started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         sys.exit(f"benchmark: {what} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
@@ -97,15 +98,8 @@ def student_env() -> dict[str, str]:
 
 def median_seconds(argv: list[str], *, what: str, runs: int = 3) -> float:
     """The median wall time of `runs` runs after one warm-up run (which fills the bytecode caches)."""
-    def once() -> float:
-        started = time.perf_counter()
-        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False, env=student_env())
-        if proc.returncode != 0:
-            sys.exit(f"benchmark: {what} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-        return time.perf_counter() - started
-
-    once()
-    return sorted(once() for _ in range(runs))[runs // 2]
+    run(argv, what=what, env=student_env())
+    return sorted(run(argv, what=what, env=student_env())[0] for _ in range(runs))[runs // 2]
 
 
 def student(marker: str | None) -> float:

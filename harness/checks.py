@@ -44,9 +44,8 @@ class Context:
         # a runner compares its inputs before and after the call itself and reports what changed
         reported = getattr(self.impl, "reports_modified_inputs", False)
         before = None if reported else inputs.snapshot(args)
-        extra = {} if self.deep_guard else {"deep_guard": False}
         out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
-                             forbidden_calls=ex.forbidden, **extra)
+                             forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
         check_call(self.signature, args, out, name=ex.function)
         changed = list(self.impl.last_inputs_modified) if reported else inputs.modified(args, before)
         if changed:
