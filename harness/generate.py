@@ -15,10 +15,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from harness import fixtures, inputs, paths
+from harness.compare import tolerance_for
 from harness.diagnose import run_misconception
-from harness.spec import Course, QuizSpec
+from harness.spec import Course, QuizSpec, Tolerance
 from harness.spec_load import load_course
 
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -80,8 +82,11 @@ def template_files(course: Course) -> dict[str, str]:
     return files
 
 
-def fixture_arrays(course: Course, reference) -> dict[str, dict[str, np.ndarray]]:
-    """Relative path -> arrays of every fixture file, computed by the reference in float64."""
+def fixture_arrays(course: Course, reference) -> dict[str, tuple[dict[str, np.ndarray], Tolerance]]:
+    """Relative path -> (arrays of the fixture file, the tolerance its misconception outputs are held to).
+    Expected outputs are computed by the reference in float64; misconception outputs in the case's own
+    dtype, so their last bits depend on the CPU's kernels (AVX2 vs AVX-512): the spec's tolerance for that
+    dtype, the one diagnosis matches them with, is the difference that matters."""
     files = {}
     for ex in course.coded:
         fn = getattr(reference, ex.function)
@@ -90,20 +95,24 @@ def fixture_arrays(course: Course, reference) -> dict[str, dict[str, np.ndarray]
             expected = fn(**inputs.to_float64(args)) if "value" in case.checks else None
             wrong = {m.id: out for m in ex.misconceptions if "value" in case.checks
                      and (out := run_misconception(ex, m, args)) is not None}
+            dtypes = [out.dtype for out in wrong.values() if out.is_floating_point()]
             rel = fixtures.fixture_path(Path("."), ex, case)
-            files[str(rel)] = fixtures.arrays(args, expected, wrong)
+            files[str(rel)] = (fixtures.arrays(args, expected, wrong),
+                               tolerance_for(ex.tolerance, dtypes[0] if dtypes else torch.float32))
     return files
 
 
-def _same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
+def _same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray], outputs_tol: Tolerance) -> bool:
     if a.keys() != b.keys():
         return False
     for key in a:
         if a[key].dtype != b[key].dtype or a[key].shape != b[key].shape:
             return False
-        # outputs may differ in the last bits between BLAS builds; inputs must match exactly
-        tol = 0.0 if key.startswith("arg.") else 1e-12
-        if not np.allclose(a[key], b[key], rtol=tol, atol=tol, equal_nan=True):
+        # inputs must match exactly; float64 outputs may differ in the last bits between BLAS builds
+        atol = rtol = 0.0 if key.startswith("arg.") else 1e-12
+        if key.startswith("misconception."):
+            atol, rtol = outputs_tol.atol, outputs_tol.rtol
+        if not np.allclose(a[key], b[key], rtol=rtol, atol=atol, equal_nan=True):
             return False
     return True
 
@@ -129,14 +138,14 @@ def sync_fixtures(course: Course, reference, *, check: bool) -> list[str]:
     present = {str(p.relative_to(paths.FIXTURES_DIR)) for p in paths.FIXTURES_DIR.rglob("*.npz")
                if p.parent.name != "_viz"}  # fixtures/_viz/ belongs to the viz target
     drift = sorted(rel for rel in wanted if rel not in present
-                   or not _same_arrays(fixtures.read(paths.FIXTURES_DIR / rel), wanted[rel]))
+                   or not _same_arrays(fixtures.read(paths.FIXTURES_DIR / rel), *wanted[rel]))
     drift += sorted(f"{rel} (not generated: remove it)" for rel in present - set(wanted))
     if not check:
         for rel in present - set(wanted):
             (paths.FIXTURES_DIR / rel).unlink()
         for rel in drift:
             if rel in wanted:
-                fixtures.save(paths.FIXTURES_DIR / rel, wanted[rel])
+                fixtures.save(paths.FIXTURES_DIR / rel, wanted[rel][0])
     return [f"fixtures/{d}" for d in drift]
 
 

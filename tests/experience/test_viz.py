@@ -54,5 +54,5 @@ def test_a_wrong_shape_is_shown_not_raised(tmp_path):
 def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
     saved = viz.viz_arrays(reference)
     monkeypatch.setattr(viz, "load_reference", lambda: None)
-    for exercise_id in ("causal_mask", "rope"):
-        assert np.array_equal(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id])
+    for exercise_id in ("causal_mask", "rope"):  # equal up to the last bits of another CPU's kernels
+        assert np.allclose(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
