@@ -31,13 +31,13 @@ def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance, *, lang: 
     """None when every element satisfies |got - expected| <= atol + rtol * |expected| (NaN never does)."""
     g = got.detach().to("cpu", torch.float64)
     e = expected.detach().to("cpu", torch.float64)
+    close = torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    if bool(close.all()):  # NaN or ±inf only where expected has the same
+        return None
     bad_finite = ~torch.isfinite(g) & torch.isfinite(e)
     if bad_finite.any():
         first = int(bad_finite.flatten().nonzero()[0])
         return Mismatch(t("nan", lang, count=int(bad_finite.sum()), index=_index(first, g.shape)))
-    close = torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
-    if bool(close.all()):
-        return None
     err = (g - e).abs().nan_to_num(nan=float("inf"))
     flat = int(err.flatten().argmax())
     idx = _index(flat, g.shape)

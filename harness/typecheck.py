@@ -6,13 +6,22 @@ dims must agree). When it fails, the student reads a sentence, not a beartype du
 """
 
 import inspect
+import threading
 from typing import Any, Callable, get_args
 
 from beartype.door import die_if_unbearable
 from beartype.roar import BeartypeException
 from jaxtyping import jaxtyped
+from torch import Generator, Tensor, device
 
 from harness.outcomes import ShapeError
+
+# (function, what the check looks at) of calls that passed: a grading run checks the same few hundred
+# shapes for every submission, and jaxtyping + beartype cost ~0.1 ms per call
+_PASSED: set[tuple] = set()
+_PASSED_LOCK = threading.Lock()
+MAX_PASSED = 65536
+_SCALARS = (bool, int, float, str, type(None))
 
 
 def _tensor_hints(hint: Any) -> list[Any]:
@@ -52,11 +61,39 @@ def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     return dims
 
 
+def _signature_key(value: Any) -> tuple | None:
+    """What the checks look at (a tensor's type, shape and dtype; a scalar's type and value, in case a hint
+    is a Literal); None if uncacheable."""
+    kind = type(value)
+    if isinstance(value, Tensor):
+        return kind, tuple(value.shape), value.dtype
+    if kind in _SCALARS:
+        return kind, value
+    if isinstance(value, (Generator, device)):
+        return (kind,)
+    return None
+
+
+def _call_key(function: Callable, args: dict[str, Any], output: Any) -> tuple | None:
+    parts = [function, _signature_key(output)]
+    for name, value in args.items():
+        parts += [name, _signature_key(value)]
+    return None if None in parts else tuple(parts)
+
+
 def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: str) -> None:
     """Raise ShapeError unless `output` (and the args) satisfy `function`'s annotations."""
+    key = _call_key(function, args, output)
+    if key is not None and key in _PASSED:
+        return
     hints = dict(inspect.get_annotations(function))
     try:
         _check(hints, args, output)
+        if key is not None:
+            with _PASSED_LOCK:
+                if len(_PASSED) >= MAX_PASSED:
+                    _PASSED.clear()
+                _PASSED.add(key)
     except BeartypeException:
         expected = " | ".join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(hints["return"]))
         dims = bind_dims(hints, args)
