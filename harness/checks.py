@@ -6,7 +6,7 @@ import dataclasses
 import threading
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -46,8 +46,42 @@ class Context:
         before = None if reported else inputs.snapshot(args)
         out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
                              forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
-        check_call(self.signature, args, out, name=ex.function)
         changed = list(self.impl.last_inputs_modified) if reported else inputs.modified(args, before)
+        return self._checked(args, out, changed)
+
+    def call_many(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor | Outcome | CheckFailure]:
+        """call() each of `calls` in order, yielding its checked output or the exception it raised. An
+        implementation with call_many (the grader's runner) gets them all in one request; otherwise they
+        are made one by one, as the caller asks for the next."""
+        many = getattr(self.impl, "call_many", None)
+        if many is None:
+            for args in calls:
+                try:
+                    yield self.call(args)
+                except (Outcome, CheckFailure) as exc:
+                    yield exc
+            return
+        ex = self.exercise
+        results = many(exercise=ex.id, module=ex.module, function=ex.function, calls=calls,
+                       forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
+        for args, result in zip(calls, results, strict=True):
+            if isinstance(result, Exception):
+                yield result
+                continue
+            try:
+                yield self._checked(args, *result)
+            except (Outcome, CheckFailure) as exc:
+                yield exc
+
+    def outputs(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor]:
+        """The checked outputs of `calls`, raising the first failure, as calling them one by one would."""
+        for got in self.call_many(calls):
+            if isinstance(got, Exception):
+                raise got
+            yield got
+
+    def _checked(self, args: dict[str, Any], out: torch.Tensor, changed: list[str] | tuple[str, ...]) -> torch.Tensor:
+        check_call(self.signature, args, out, name=self.exercise.function)
         if changed:
             raise CheckFailure(t("modified", self.lang, names=", ".join(changed)))
         for name, value in args.items():
@@ -133,13 +167,23 @@ def hint_line(exercise: ExerciseSpec, lang: str) -> str:
 
 
 def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
-    args, expected = ctx.case_data(case)
-    try:
-        got = ctx.call(args)
-    except Outcome as outcome:
-        return CheckResult(case.name, False, outcome.status, _failure_text(ctx, case.name, args, str(outcome)))
-    except CheckFailure as failure:
-        return CheckResult(case.name, False, "failed", _failure_text(ctx, case.name, args, str(failure)))
+    return next(run_cases(ctx, [case]))
+
+
+def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
+    """Each case's result, in order. Their calls go out together (Context.call_many), so every case's
+    inputs are built first; with an in-process implementation each call is made as its result is asked for."""
+    data = [ctx.case_data(case) for case in cases]
+    for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data])):
+        yield _case_result(ctx, case, args, expected, got)
+
+
+def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: torch.Tensor | None,
+                 got: torch.Tensor | Outcome | CheckFailure) -> CheckResult:
+    if isinstance(got, Outcome):
+        return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, str(got)))
+    if isinstance(got, CheckFailure):
+        return CheckResult(case.name, False, "failed", _failure_text(ctx, case.name, args, str(got)))
     if expected is None:
         return CheckResult(case.name, True, "passed")
     tol = tolerance_for(ctx.exercise.tolerance, got.dtype)
@@ -174,4 +218,4 @@ def _property_text(ctx: Context, name: str, detail: str, law: bool = True) -> st
                       "  " + (t("property_failed", ctx.lang, name=name, detail=detail) if law else detail)])
 
 
-__all__ = ["Context", "run_case", "run_property", "SubmissionError"]
+__all__ = ["Context", "run_case", "run_cases", "run_property", "SubmissionError"]

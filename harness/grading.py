@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from harness import paths
-from harness.checks import Context, hint_line, run_case, run_property
+from harness.checks import Context, hint_line, run_cases, run_property
 from harness.impl import Implementation, find_function, load_package
 from harness.messages import t
 from harness.results import CheckResult, ExerciseResult
@@ -51,17 +51,22 @@ def make_context(exercise: ExerciseSpec, impl: Implementation, *, lang: str = "e
 
 
 def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]:
-    """All checks of the exercise; after a not-implemented outcome the rest are not run."""
+    """All checks of the exercise; after a not-implemented or timeout outcome the rest are not run."""
     results: list[CheckResult] = []
-    todo = [(c.name, c.visible, run_case, c, "case") for c in ctx.exercise.cases]
-    todo += [(p.name, p.visible, run_property, p, "property") for p in ctx.exercise.properties]
-    for name, visible, runner, item, kind in todo:
-        if visible_only and not visible:
-            continue
-        if results and results[-1].status in ("not_implemented", "timeout"):
-            results.append(CheckResult(name, False, results[-1].status, "", kind=kind))
-            continue
-        results.append(runner(ctx, item))
+
+    def stopped() -> str | None:
+        return results[-1].status if results and results[-1].status in ("not_implemented", "timeout") else None
+
+    cases = [c for c in ctx.exercise.cases if c.visible or not visible_only]
+    case_results = run_cases(ctx, cases)  # a generator: see run_cases
+    for case in cases:
+        status = stopped()
+        results.append(CheckResult(case.name, False, status, "") if status else next(case_results))
+    for prop in ctx.exercise.properties:
+        if prop.visible or not visible_only:
+            status = stopped()
+            results.append(CheckResult(prop.name, False, status, "", kind="property") if status
+                           else run_property(ctx, prop))
     return results
 
 

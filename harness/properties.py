@@ -110,10 +110,11 @@ def _softmax_inputs() -> dict:
 def softmax_normalised(ctx, examples: int = 20) -> None:
     """Outputs lie in [0, 1] and sum to 1 along `dim`, for any shape, dim and input scale."""
     tol = None
-    for example in drawn("softmax_normalised", examples):
+    draws = drawn("softmax_normalised", examples)
+    calls = [{"in_features": _noise(torch.empty(e["shape_dim"][0]), e["seed"]).float() * e["scale"],
+              "dim": e["shape_dim"][1]} for e in draws]
+    for example, out in zip(draws, ctx.outputs(calls)):
         (shape, dim), scale = example["shape_dim"], example["scale"]
-        x = _noise(torch.empty(shape), example["seed"]).float() * scale
-        out = ctx.call({"in_features": x, "dim": dim})
         sums = out.double().sum(dim)
         tol = tol or tolerance_for(ctx.exercise.tolerance, out.dtype)
         if not torch.isfinite(out).all() or (out < 0).any() or (out > 1 + tol.rtol).any():
@@ -132,7 +133,8 @@ def softmax_shift_invariance(ctx, base_case: str, shift: float = 500.0) -> None:
     shape = list(x.shape)
     shape[dim] = 1
     c = _noise(torch.empty(shape), 7).to(x.dtype) * shift
-    _expect_close(ctx, ctx.call({**args, "in_features": x + c}), ctx.call(args),
+    shifted, plain = ctx.outputs([{**args, "in_features": x + c}, args])
+    _expect_close(ctx, shifted, plain,
                   f"adding per-slice constants up to ±{shift:g} along dim={dim} changed the output")
 
 
@@ -145,7 +147,7 @@ def causality(ctx, base_case: str, arg: str = "in_features") -> None:
     cut = max(1, seq // 2)
     future = x.clone()
     future[..., cut:, :] = _noise(future[..., cut:, :], 11) * 3
-    before, after = ctx.call(args), ctx.call({**args, arg: future})
+    before, after = ctx.outputs([args, {**args, arg: future}])
     _expect_close(ctx, after[..., :cut, :], before[..., :cut, :],
                   f"changing tokens {cut}..{seq - 1} (the future) changed outputs at positions 0..{cut - 1}")
 
@@ -159,16 +161,16 @@ def permutation_equivariance(ctx, base_case: str, permute: dict, output_dim: int
     n = first.shape[permute[next(iter(permute))]]
     perm = torch.randperm(n, generator=torch.Generator().manual_seed(5))
     moved = {**args, **{name: args[name].index_select(dim, perm) for name, dim in permute.items()}}
-    out, out_moved = ctx.call(args), ctx.call(moved)
+    out, out_moved = ctx.outputs([args, moved])
     expected = out if output_dim is None else out.index_select(output_dim, perm)
     what = " and ".join(permute)
     _expect_close(ctx, out_moved, expected, f"permuting {what} by {perm.tolist()} did not "
                   + ("leave the output unchanged" if output_dim is None else "permute the output the same way"))
 
 
-def _rope(ctx, x: torch.Tensor, positions: torch.Tensor, theta: float, max_seq_len: int) -> torch.Tensor:
-    return ctx.call({"d_k": x.shape[-1], "theta": theta, "max_seq_len": max_seq_len,
-                     "in_query_or_key": x, "token_positions": positions})
+def _rope_args(x: torch.Tensor, positions: torch.Tensor, theta: float, max_seq_len: int) -> dict[str, Any]:
+    return {"d_k": x.shape[-1], "theta": theta, "max_seq_len": max_seq_len, "in_query_or_key": x,
+            "token_positions": positions}
 
 
 def _rope_norm_inputs() -> dict:
@@ -181,13 +183,16 @@ def _rope_norm_inputs() -> dict:
 @register
 def rope_preserves_norm(ctx, examples: int = 15, max_position: int = 4096) -> None:
     """Each rotated pair (x[2i], x[2i+1]) keeps its length, at any position and θ (float32 inputs)."""
+    calls = []
     for example in drawn("rope_preserves_norm", examples):
         half, seq, theta, seed = example["half"], example["seq"], example["theta"], example["seed"]
         x = _noise(torch.empty(seq, 2 * half), seed)
         pos = torch.randint(0, max_position, (seq,), generator=torch.Generator().manual_seed(seed))
-        out = _rope(ctx, x, pos, theta, max_position)
+        calls.append(_rope_args(x, pos, theta, max_position))
+    for call, out in zip(calls, ctx.outputs(calls)):
+        x, pos, theta = call["in_query_or_key"], call["token_positions"], call["theta"]
         if not torch.allclose(_pair_norms(out), _pair_norms(x), atol=1e-5, rtol=1e-5):
-            raise CheckFailure(f"d_k={2 * half}, θ={theta:g}, positions {pos.tolist()}: pair norms changed "
+            raise CheckFailure(f"d_k={x.shape[-1]}, θ={theta:g}, positions {pos.tolist()}: pair norms changed "
                                "(a rotation must preserve them; are the pairs interleaved (2i, 2i+1)?)")
 
 
@@ -206,33 +211,38 @@ def _rope_offset_inputs() -> dict:
 def rope_relative_position(ctx, examples: int = 15) -> None:
     """<RoPE(q, m), RoPE(k, n)> depends only on m - n: shifting both positions by s changes nothing.
     Positions stay below 4096; float32 angles there allow an error of ~2e-3·|q||k|."""
-    for example in drawn("rope_relative_position", examples):
+    draws = drawn("rope_relative_position", examples)
+    calls = []
+    for example in draws:
+        m, n, s = example["m"], example["n"], example["s"]
+        qk = _noise(torch.empty(2, 2 * example["half"]), example["seed"])
+        calls += [_rope_args(qk, torch.tensor(positions), example["theta"], 4096) for positions in ([m, n], [m + s, n + s])]
+    outs = ctx.outputs(calls)
+    for example, call in zip(draws, calls[::2]):
         half, m, n, s, theta = (example[k] for k in ("half", "m", "n", "s", "theta"))
-        qk = _noise(torch.empty(2, 2 * half), example["seed"])
+        qk = call["in_query_or_key"]
         scale = float(qk[0].norm() * qk[1].norm())
-        a, b = _rope_score(ctx, qk, m, n, theta), _rope_score(ctx, qk, m + s, n + s, theta)
+        a, b = _score(next(outs)), _score(next(outs))
         if abs(a - b) > 2e-3 * scale + 1e-6:
             raise CheckFailure(f"d_k={2 * half}, θ={theta:g}: q·k at positions ({m}, {n}) is {a:.6g} but at "
                                f"({m + s}, {n + s}) it is {b:.6g}; it must depend only on the offset")
 
 
-def _rope_score(ctx, qk: torch.Tensor, m: int, n: int, theta: float) -> float:
-    """<RoPE(q, m), RoPE(k, n)> for qk = (q, k)."""
-    out = _rope(ctx, qk, torch.tensor([m, n]), theta, 4096).double()
+def _score(rotated_qk: torch.Tensor) -> float:
+    """<RoPE(q, m), RoPE(k, n)> from RoPE applied to qk = (q, k) at positions (m, n)."""
+    out = rotated_qk.double()
     return float(out[0] @ out[1])
 
 
-def _dropout(ctx, x, p, training=True, seed=0):
-    return ctx.call({"in_features": x, "p": p, "training": training,
-                     "generator": torch.Generator().manual_seed(seed)})
+def _dropout_args(x: torch.Tensor, p: float, *, seed: int, training: bool = True) -> dict[str, Any]:
+    return {"in_features": x, "p": p, "training": training, "generator": torch.Generator().manual_seed(seed)}
 
 
 @register
 def dropout_values(ctx, ps: list, size: int = 4000) -> None:
     """Every output is either 0 or x / (1 - p) (p = 1 gives all zeros)."""
     x = _noise(torch.empty(size), 3).abs() + 0.5
-    for p in ps:
-        out = _dropout(ctx, x, p, seed=1)
+    for p, out in zip(ps, ctx.outputs([_dropout_args(x, p, seed=1) for p in ps])):
         kept = x / (1 - p) if p < 1 else torch.zeros_like(x)
         ok = torch.isclose(out, torch.zeros_like(out)) | torch.isclose(out, kept, rtol=1e-5, atol=1e-6)
         if not bool(ok.all()):
@@ -245,8 +255,8 @@ def dropout_values(ctx, ps: list, size: int = 4000) -> None:
 def dropout_rate(ctx, ps: list, size: int = 20000, sigmas: float = 6.0) -> None:
     """The fraction of zeros is p, within a binomial bound of `sigmas` standard deviations."""
     x = torch.ones(size)
-    for p in ps:
-        zeros = int((_dropout(ctx, x, p, seed=2) == 0).sum())
+    for p, out in zip(ps, ctx.outputs([_dropout_args(x, p, seed=2) for p in ps])):
+        zeros = int((out == 0).sum())
         bound = sigmas * math.sqrt(size * p * (1 - p)) + 1
         if abs(zeros - size * p) > bound:
             raise CheckFailure(f"p={p}: {zeros} of {size} values were dropped, expected {size * p:.0f} ± "
@@ -257,7 +267,7 @@ def dropout_rate(ctx, ps: list, size: int = 20000, sigmas: float = 6.0) -> None:
 def dropout_independent(ctx, p: float = 0.5, rows: int = 64, cols: int = 64) -> None:
     """Every element is dropped independently: no two rows (or columns) of a 2-D input share one mask.
     Two independent masks of 64 elements agree with probability 2^-64 at p = 0.5."""
-    kept = _dropout(ctx, torch.ones(rows, cols), p, seed=5) != 0
+    kept = ctx.call(_dropout_args(torch.ones(rows, cols), p, seed=5)) != 0
     for what, masks in (("rows", kept), ("columns", kept.T)):
         if torch.unique(masks, dim=0).shape[0] < masks.shape[0]:
             raise CheckFailure(f"p={p} on a ({rows}, {cols}) input: some {what} were given the same mask; draw "
@@ -277,7 +287,7 @@ def dropout_eval_identity(ctx, base_case: str) -> None:
 def dropout_generator(ctx, p: float = 0.5, size: int = 2000) -> None:
     """The same generator seed gives the same mask; different seeds give different masks."""
     x = torch.ones(size)
-    first, again, other = (_dropout(ctx, x, p, seed=s) for s in (21, 21, 22))
+    first, again, other = ctx.outputs([_dropout_args(x, p, seed=s) for s in (21, 21, 22)])
     if not torch.equal(first, again):
         raise CheckFailure("two calls with generators seeded alike gave different outputs: draw the random "
                            "numbers from the `generator` argument")

@@ -18,14 +18,16 @@ def layout_of(t: torch.Tensor) -> str:
     return "transposed" if t.dim() >= 2 and t.mT.is_contiguous() else "strided"
 
 
-def encode_args(kwargs: dict[str, Any]) -> tuple[dict, dict[str, torch.Tensor]]:
-    """Argument descriptions for the request, and the tensors to put in its payload."""
+def encode_args(kwargs: dict[str, Any], *, prefix: str = "") -> tuple[dict, dict[str, torch.Tensor]]:
+    """Argument descriptions for the request, and the tensors to put in its payload (keyed by `prefix`
+    + "arg:" + name: a request carries several calls)."""
     args: dict[str, dict] = {}
     tensors: dict[str, torch.Tensor] = {}
     for name, value in kwargs.items():
         if isinstance(value, torch.Tensor):
-            tensors[f"arg:{name}"] = value.detach().contiguous()
-            args[name] = {"kind": "tensor", "key": f"arg:{name}", "layout": layout_of(value)}
+            key = f"{prefix}arg:{name}"
+            tensors[key] = value.detach().contiguous()
+            args[name] = {"kind": "tensor", "key": key, "layout": layout_of(value)}
         elif isinstance(value, torch.Generator):
             args[name] = {"kind": "generator", "seed": value.initial_seed()}
         elif isinstance(value, torch.device) or (name == "device" and isinstance(value, str)):

@@ -20,6 +20,7 @@ MAX_DIMS = 16
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
           "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
+ITEM_SIZES = {dtype: dtype.itemsize for dtype in DTYPES.values()}
 _LENGTH = struct.Struct(">I")
 
 
@@ -38,9 +39,7 @@ class ChannelTruncated(ChannelError):
 def write_frame(stream: BinaryIO, header: dict, payload: bytes = b"") -> None:
     header = {**header, "payload_bytes": len(payload)}
     raw = json.dumps(header, separators=(",", ":")).encode()
-    _write_all(stream, _LENGTH.pack(len(raw)) + raw)
-    if payload:
-        _write_all(stream, payload)
+    _write_all(stream, b"".join((_LENGTH.pack(len(raw)), raw, payload)))  # one write: the reader wakes once
     flush = getattr(stream, "flush", None)
     if flush is not None:
         flush()
@@ -156,7 +155,7 @@ def _check_item(name: Any, item: Any, offset: int) -> tuple[torch.dtype, list[in
     if item.get("offset") != offset:
         raise ChannelError(f"{name!r}: offset {item.get('offset')!r} should be {offset} (tensors are packed)")
     nbytes = item.get("nbytes")
-    expected = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    expected = math.prod(shape) * ITEM_SIZES[dtype]
     if type(nbytes) is not int or nbytes != expected:
         raise ChannelError(f"{name!r}: nbytes {nbytes!r} does not match shape {shape} of {item['dtype']} "
                            f"({expected} bytes)")
@@ -169,6 +168,6 @@ def _tensor_from(payload: bytes, offset: int, dtype: torch.dtype, shape: list[in
         return torch.empty(shape, dtype=dtype)
     if dtype == torch.bool:  # a byte other than 0/1 is not a valid bool: normalise instead of trusting it
         return torch.frombuffer(payload, dtype=torch.uint8, count=numel, offset=offset).reshape(shape) != 0
-    # clone: each tensor owns its memory, nothing aliases the receive buffer or another tensor
-    flat = torch.frombuffer(payload, dtype=dtype, count=numel, offset=offset)
-    return flat.reshape(shape).clone()
+    # a copy of its bytes: each tensor owns its memory, nothing aliases the receive buffer or another tensor
+    own = bytearray(memoryview(payload)[offset:offset + numel * ITEM_SIZES[dtype]])
+    return torch.frombuffer(own, dtype=dtype).view(shape)

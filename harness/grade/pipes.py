@@ -30,20 +30,32 @@ def wait_until(fd: int, event: int, deadline: float) -> None:
 
 
 class DeadlineReader:
-    """A `read(n)` stream over a pipe fd for channel.read_frame; raises Expired at the deadline."""
+    """A buffered `read(n)` stream over a pipe fd for channel.read_frame: one read(2) usually brings a
+    whole frame (length, header and payload). Raises Expired when `deadline` (settable: one reader serves
+    every request of a runner, so no byte read ahead is lost between frames) passes while waiting."""
 
-    def __init__(self, fd: int, deadline: float):
+    CHUNK = 1 << 16
+    MAX_CHUNK = 1 << 20  # never ask read(2) for more: a hostile length must not make us allocate it
+
+    def __init__(self, fd: int, deadline: float = 0.0):
         self.fd, self.deadline = fd, deadline
+        self._buffer = b""
 
     def read(self, n: int) -> bytes:
-        wait_until(self.fd, select.POLLIN, self.deadline)
-        return os.read(self.fd, min(n, 1 << 20))
+        if not self._buffer:
+            wait_until(self.fd, select.POLLIN, self.deadline)
+            self._buffer = os.read(self.fd, min(max(n, self.CHUNK), self.MAX_CHUNK))
+        if n >= len(self._buffer):
+            data, self._buffer = self._buffer, b""
+        else:
+            data, self._buffer = self._buffer[:n], self._buffer[n:]
+        return data
 
 
 class DeadlineWriter:
     """A `write(data)` stream over a pipe fd for channel.write_frame; raises Expired at the deadline."""
 
-    def __init__(self, fd: int, deadline: float):
+    def __init__(self, fd: int, deadline: float = 0.0):
         self.fd, self.deadline = fd, deadline
         os.set_blocking(fd, False)
 

@@ -43,6 +43,7 @@ from harness.outcomes import (
 
 EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
 MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
+MAX_CALLS_PER_REQUEST = 64  # a request carries up to this many calls: one round trip, not 64
 MAX_MESSAGE = 2000  # runner messages are untrusted text shown to students: keep them short
 OUTCOMES = {"not_implemented": NotImplementedByStudent, "error": SubmissionError, "failed": ShapeError,
             "timeout": TimeLimit, "memory": MemoryLimit}
@@ -64,6 +65,8 @@ class RemoteImpl:
         self._runner: RunnerProcess | ForkedRunner | None = None
         self._scratch: Path | None = None
         self._drain = None
+        self._reader: pipes.DeadlineReader | None = None  # one per runner: it may read ahead
+        self._writer: pipes.DeadlineWriter | None = None
         self._import_failure: Outcome | None = None
         self._deadline: float | None = None
         self._budget_s: float | None = None
@@ -71,14 +74,38 @@ class RemoteImpl:
 
     # -- the Implementation interface -------------------------------------------------------------
     def call(self, *, exercise, module, function, kwargs, forbidden_calls, deep_guard=True):
-        reply, tensors = self._request("call", exercise, module, function, kwargs, forbidden_calls,
-                                       extra={"deep_guard": bool(deep_guard)})
-        return self._output(exercise, reply, tensors, kwargs)
+        result = self.call_many(exercise=exercise, module=module, function=function, calls=[kwargs],
+                                forbidden_calls=forbidden_calls, deep_guard=deep_guard)[0]
+        if isinstance(result, Exception):
+            raise result
+        output, self.last_inputs_modified = result
+        return output
+
+    def call_many(self, *, exercise, module, function, calls, forbidden_calls,
+                  deep_guard=True) -> list["tuple[torch.Tensor, tuple[str, ...]] | Exception"]:
+        """Make every call of `calls` (kwargs dicts) in one request: one round trip to the runner, which
+        answers each call as it returns, instead of one per call. Per call, in order: (output, names of
+        the inputs it changed in place), or the Outcome that calling alone would have raised. The same
+        as calling one by one: after a runner death the rest go to a new runner (within the budget)."""
+        items = [("call", kwargs, {"deep_guard": bool(deep_guard)}, {}) for kwargs in calls]
+        results = []
+        for kwargs, got in zip(calls, self._exchange(exercise, module, function, forbidden_calls, items)):
+            if not isinstance(got, Exception):
+                try:
+                    output = self._output(exercise, *got, kwargs)
+                    got = output, tuple(got[0].get("inputs_modified", ()))
+                except Outcome as exc:
+                    got = exc
+            results.append(got)
+        return results
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         extra = {"wrt": list(wrt), "cotangent_key": "cotangent"}
-        reply, tensors = self._request("vjp", exercise, module, function, kwargs, forbidden_calls,
-                                       extra=extra, extra_tensors={"cotangent": cotangent})
+        [got] = self._exchange(exercise, module, function, forbidden_calls,
+                               [("vjp", kwargs, extra, {"cotangent": cotangent})])
+        if isinstance(got, Exception):
+            raise got
+        reply, tensors = got
         grads = {}
         for name in wrt:
             grads[name] = tensors.get(f"grad:{name}")
@@ -120,7 +147,7 @@ class RemoteImpl:
         if self._runner is not None:
             self._runner.kill()
             self._drain.join(timeout=5)
-            self._runner = None
+            self._runner = self._reader = self._writer = None
         if self._scratch is not None:
             remove_tree(self._scratch)
             self._scratch = None
@@ -151,6 +178,8 @@ class RemoteImpl:
             self.close()
             raise
         self._drain = pipes.drain(self._runner.output, self._tail)
+        self._reader = pipes.DeadlineReader(self._runner.replies)
+        self._writer = pipes.DeadlineWriter(self._runner.requests)
         try:
             self._hello("started", self.limits.boot_timeout_s)
             hello = self._hello("ready", self.limits.import_timeout_s)
@@ -164,9 +193,9 @@ class RemoteImpl:
             raise _copy(self._import_failure)
 
     def _hello(self, stage: str, timeout_s: float) -> dict:
-        deadline = time.monotonic() + timeout_s
+        self._reader.deadline = time.monotonic() + timeout_s
         try:
-            header, _ = read_frame(pipes.DeadlineReader(self._runner.replies, deadline), max_payload=0)
+            header, _ = read_frame(self._reader, max_payload=0)
         except pipes.Expired:
             self.close()
             if stage == "started":
@@ -178,9 +207,23 @@ class RemoteImpl:
             raise self._failure("starting", ChannelError(f"unexpected frame {header!r:.200}"), starting=True)
         return header
 
-    # -- one request -------------------------------------------------------------------------------
-    def _request(self, op, exercise, module, function, kwargs, forbidden_calls, *, extra=None,
-                 extra_tensors=None) -> tuple[dict, dict[str, torch.Tensor]]:
+    # -- requests ----------------------------------------------------------------------------------
+    def _exchange(self, exercise, module, function, forbidden_calls,
+                  items: list[tuple[str, dict, dict, dict]]) -> list["tuple[dict, dict] | Exception"]:
+        """Send the calls (op, kwargs, extra header fields, extra tensors) in requests of at most
+        MAX_CALLS_PER_REQUEST; per call, in order: (ok reply, its tensors) or the failure (an Outcome)."""
+        results: list = []
+        while len(results) < len(items):
+            try:
+                self._ready_for(exercise)
+            except Outcome as exc:  # every call left would fail alike, one by one
+                return results + [_copy(exc) for _ in items[len(results):]]
+            chunk = items[len(results):len(results) + MAX_CALLS_PER_REQUEST]
+            results += self._request(exercise, module, function, forbidden_calls, chunk)
+        return results
+
+    def _ready_for(self, exercise: str) -> None:
+        """A live runner and budget left for the next call, or the Outcome saying why not."""
         self._check_budget(exercise)
         if len(self._deaths) >= MAX_DEATHS_PER_BUDGET:
             # an exercise that kills its runner this often fails its remaining checks at once with the
@@ -188,25 +231,45 @@ class RemoteImpl:
             raise _copy(self._deaths[-1])
         self.start()
         self._check_budget(exercise)
-        args, tensors = encode_args(kwargs)
-        tensors.update(extra_tensors or {})
+
+    def _request(self, exercise, module, function, forbidden_calls, items) -> list:
+        """One request frame, then its replies as the runner sends them; stops after the first failure
+        that ends the runner (the caller sends the calls after it again, to a new runner)."""
+        tensors: dict[str, torch.Tensor] = {}
+        calls = []
+        for i, (op, kwargs, extra, extra_tensors) in enumerate(items):
+            args, arg_tensors = encode_args(kwargs, prefix=f"{i}:")
+            tensors.update(arg_tensors)
+            tensors.update({f"{i}:{key}": t for key, t in extra_tensors.items()})
+            if "cotangent_key" in extra:
+                extra = {**extra, "cotangent_key": f"{i}:{extra['cotangent_key']}"}
+            calls.append({"op": op, "args": args, **extra})
         meta, payload = encode_tensors(tensors)
-        header = {"op": op, "exercise": exercise, "module": module, "function": function,
-                  "forbidden": list(forbidden_calls), "args": args, "tensors": meta, **(extra or {})}
+        header = {"exercise": exercise, "module": module, "function": function,
+                  "forbidden": list(forbidden_calls), "calls": calls, "tensors": meta}
         deadline = self._deadline if self._deadline is not None else time.monotonic() + self.limits.timeout_s
+        self._reader.deadline = self._writer.deadline = deadline
+        results: list = []
         try:
-            write_frame(pipes.DeadlineWriter(self._runner.requests, deadline), header, payload)
-            reply, data = read_frame(pipes.DeadlineReader(self._runner.replies, deadline),
-                                     max_payload=self.limits.max_reply_mb << 20)
+            write_frame(self._writer, header, payload)
+            for _ in items:
+                reply, data = read_frame(self._reader, max_payload=self.limits.max_reply_mb << 20)
+                try:
+                    results.append(self._parse_reply(exercise, reply, data))
+                except Outcome as exc:
+                    results.append(exc)
+                    if self._runner is None:  # a protocol violation: the runner was killed
+                        break
         except pipes.Expired:
             self.close()
-            raise TimeLimit(f"{exercise}: exceeded the time limit of {self._limit_s():g} s") from None
+            results.append(TimeLimit(f"{exercise}: exceeded the time limit of {self._limit_s():g} s"))
         except (ChannelError, OSError) as exc:
             failure = self._failure(exercise, exc)
-            if isinstance(failure, Outcome):
-                self._deaths.append(failure)
-            raise failure from None
-        return self._parse_reply(exercise, reply, data)
+            if not isinstance(failure, Outcome):
+                raise failure from None
+            self._deaths.append(failure)
+            results.append(failure)
+        return results
 
     def _check_budget(self, exercise: str) -> None:
         if self._deadline is not None and time.monotonic() >= self._deadline:

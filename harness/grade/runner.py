@@ -6,8 +6,9 @@ child, or started by sandbox.py in a fresh interpreter (`python -m harness.grade
 capped capture, so every frame travels on the reply fd instead. Frames in order:
   {"status": "started"}                          torch and the harness are imported (the harness's time)
   {"status": "ready"} | {"status": "error", ...}  the submission package imported, or why not
-  then one reply per request: {"status": "ok", "tensors": meta, "inputs_modified": [...],
-  "output_aliases": [...]} + payload, or {"status": <Outcome.status>, "message": ..., "call": ...}.
+  then, per request (one exercise's function, a list of calls: see RemoteImpl.call_many), one reply per
+  call, in order: {"status": "ok", "tensors": meta, "inputs_modified": [...], "output_aliases": [...]}
+  + payload, or {"status": <Outcome.status>, "message": ..., "call": ...}.
 Everything this process reports is treated by the judge as untrusted (the submission runs here too).
 """
 
@@ -20,7 +21,7 @@ import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,6 +42,7 @@ from harness.inputs import apply_layout
 from harness.outcomes import Outcome, SubmissionError
 
 MAX_REQUEST = 1 << 31
+MAX_REQUEST_HEADER = 1 << 24  # a request lists its calls in the header (the judge is trusted here)
 
 
 def build_kwargs(args: dict, tensors: dict[str, torch.Tensor]) -> dict[str, Any]:
@@ -68,23 +70,22 @@ def _changed(now: torch.Tensor, before: torch.Tensor) -> bool:
     return now.shape != before.shape or now.dtype != before.dtype or tensor_bytes(now) != tensor_bytes(before)
 
 
-def run_request(package, header: dict, payload: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
-    """Call the function the request names; the ok-reply fields and the tensors to send back."""
-    tensors = decode_tensors(header["tensors"], payload)
-    kwargs = build_kwargs(header["args"], tensors)
+def run_call(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, dict[str, torch.Tensor]]:
+    """Make one call of a request; the ok-reply fields and the tensors to send back."""
+    kwargs = build_kwargs(call["args"], tensors)
     received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
-    fn = find_function(package, header["module"], header["function"])
-    common = {"exercise": header["exercise"], "kwargs": kwargs, "forbidden_calls": tuple(header["forbidden"])}
-    if header["op"] == "call":
-        deep = header.get("deep_guard", True) is not False
-        output = as_tensor(invoke(fn, deep_guard=deep, **common), header["function"]).detach()
+    fn = find_function(package, common["module"], common["function"])
+    how = {"exercise": common["exercise"], "kwargs": kwargs, "forbidden_calls": tuple(common["forbidden"])}
+    if call["op"] == "call":
+        deep = call.get("deep_guard", True) is not False
+        output = as_tensor(invoke(fn, deep_guard=deep, **how), common["function"]).detach()
         result = {"output": output}
-    elif header["op"] == "vjp":
-        output, grads = vjp_call(fn, function=header["function"], wrt=tuple(header["wrt"]),
-                                 cotangent=tensors[header["cotangent_key"]], **common)
+    elif call["op"] == "vjp":
+        output, grads = vjp_call(fn, function=common["function"], wrt=tuple(call["wrt"]),
+                                 cotangent=tensors[call["cotangent_key"]], **how)
         result = {"output": output, **{f"grad:{name}": g for name, g in grads.items()}}
     else:
-        raise ValueError(f"unknown op {header['op']!r}")
+        raise ValueError(f"unknown op {call['op']!r}")
     modified = [name for name, before in received.items() if _changed(kwargs[name], before)]
     result.update({f"input:{name}": kwargs[name] for name in modified})
     aliases = [name for name in received if output.numel() and output.data_ptr() == kwargs[name].data_ptr()]
@@ -99,25 +100,42 @@ def _is_memory_failure(exc: BaseException | None) -> bool:
     return False
 
 
-def handle(package, header: dict, payload: bytes) -> tuple[dict, bytes]:
-    """One reply frame for one request; never raises (a broken request is reported, not fatal)."""
+def handle(package, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]]:
+    """The reply frames of one request, one per call, each as soon as its call returns. Never raises:
+    a broken request or call is reported in its reply, not fatal."""
+    calls = header.get("calls")
+    if not isinstance(calls, list) or not calls:
+        yield {"status": "error", "message": "bad request (no calls)"}, b""
+        return
     try:
-        reply, result = run_request(package, header, payload)
+        tensors = decode_tensors(header["tensors"], payload)
+    except (ChannelError, KeyError) as exc:
+        for _ in calls:
+            yield {"status": "error", "message": f"bad request ({type(exc).__name__}: {exc})"}, b""
+        return
+    for call in calls:
+        yield reply_to(package, header, call, tensors)
+
+
+def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
+    """One call's reply frame; never raises."""
+    try:
+        reply, result = run_call(package, common, call, tensors)
         try:
             meta, data = encode_tensors(result)
         except ChannelError as exc:
-            raise SubmissionError(f"{header['exercise']}: cannot return this result: {exc}") from None
+            raise SubmissionError(f"{common['exercise']}: cannot return this result: {exc}") from None
         return {**reply, "tensors": meta}, data
     except Outcome as exc:
         if _is_memory_failure(exc):
-            return {"status": "memory", "message": f"{header.get('exercise')}: out of memory ({exc})"}, b""
+            return {"status": "memory", "message": f"{common.get('exercise')}: out of memory ({exc})"}, b""
         return {"status": exc.status, "message": str(exc), "call": getattr(exc, "call", None)}, b""
     except MemoryError as exc:
-        return {"status": "memory", "message": f"{header.get('exercise')}: out of memory ({exc})"}, b""
-    except (ChannelError, KeyError, TypeError, ValueError) as exc:
+        return {"status": "memory", "message": f"{common.get('exercise')}: out of memory ({exc})"}, b""
+    except (ChannelError, KeyError, TypeError, ValueError, AttributeError) as exc:
         return {"status": "error", "message": f"bad request ({type(exc).__name__}: {exc})"}, b""
     except BaseException as exc:  # noqa: BLE001 -- SystemExit etc. raised by the submission's function
-        return {"status": "error", "message": f"{header.get('exercise')}: {describe_exception(exc)}"}, b""
+        return {"status": "error", "message": f"{common.get('exercise')}: {describe_exception(exc)}"}, b""
 
 
 def import_submission(path: Path) -> tuple[Any, dict]:
@@ -144,16 +162,17 @@ def serve(package, requests, replies) -> None:
     while True:
         _reap_orphans()
         try:
-            header, payload = read_frame(requests, max_payload=MAX_REQUEST)
+            header, payload = read_frame(requests, max_header=MAX_REQUEST_HEADER, max_payload=MAX_REQUEST)
         except ChannelClosed:
             return
-        write_frame(replies, *handle(package, header, payload))
+        for reply in handle(package, header, payload):
+            write_frame(replies, *reply)
 
 
 def run(requests_fd: int, replies_fd: int, package_dir: Path) -> None:
     """Announce, import the submission, then answer requests until the judge closes the channel."""
     torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
-    requests = os.fdopen(requests_fd, "rb", buffering=0)
+    requests = os.fdopen(requests_fd, "rb", buffering=1 << 16)  # a frame in one read(2), usually
     replies = os.fdopen(replies_fd, "wb", buffering=0)
     write_frame(replies, {"status": "started"})
     package, hello = import_submission(package_dir)

@@ -208,8 +208,8 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
         reader = pipes.DeadlineReader(runner.replies, time.monotonic() + 30)
         assert [read_frame(reader, max_payload=0)[0]["status"] for _ in range(2)] == ["started", "ready"]
         write_frame(pipes.DeadlineWriter(runner.requests, time.monotonic() + 30),
-                    {"op": "call", "exercise": "ids", "module": "ids", "function": "run_ids", "forbidden": [],
-                     "args": {}, "tensors": {}})
+                    {"exercise": "ids", "module": "ids", "function": "run_ids", "forbidden": [],
+                     "calls": [{"op": "call", "args": {}}], "tensors": {}})
         reply, data = read_frame(reader, max_payload=1 << 20)
         assert decode_tensors(reply["tensors"], data)["output"].tolist() == [1.0, 1.0, 1.0]
     finally:
