@@ -72,11 +72,19 @@ def check_isolation(limits: Limits, allow_unsandboxed: bool) -> str:
     return level
 
 
-def worker_limits(base: Limits, slot: int) -> Limits:
+def worker_limits(base: Limits, slot: int, cpus: list[int]) -> Limits:
     """Each parallel worker runs as its own uid: RLIMIT_NPROC counts per uid, so one fork bomb must not
-    starve the other runners of processes."""
+    starve the other runners of processes. Its runners run on the worker's CPU (see allowed_cpus)."""
     uid = base.uid if slot == 0 else 64000 + slot
-    return dataclasses.replace(base, uid=uid, gid=uid)
+    return dataclasses.replace(base, uid=uid, gid=uid, cpu=cpus[slot % len(cpus)] if cpus else None)
+
+
+def allowed_cpus() -> list[int]:
+    """The CPUs this process may run on; worker i and its runners get the i-th. A judge and its runner
+    take turns (request, reply): on one CPU each reply wakes its reader there rather than on another
+    CPU, which costs ~0.1 ms per call on a VM and halved the round trip here. [] where affinity cannot be
+    set (then nothing is pinned)."""
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
 def discover(args: list[Path]) -> list[Submission]:
@@ -143,11 +151,15 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
     for slot in range(jobs):
         slots.put(slot)
     progress = Progress(len(todo))
+    cpus = allowed_cpus()  # before any worker thread pins itself
 
     def one(sub: Submission) -> None:
         slot = slots.get()
         try:
-            limits = worker_limits(judge.limits, slot)
+            limits = worker_limits(judge.limits, slot, cpus)
+            if limits.cpu is not None:
+                with contextlib.suppress(OSError):  # this thread only: the worker's judge
+                    os.sched_setaffinity(0, {limits.cpu})
             result = grade_submission(sub, course, dataclasses.replace(judge, limits=limits))
         finally:
             slots.put(slot)

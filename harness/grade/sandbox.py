@@ -63,6 +63,7 @@ class Limits:
     gid: int = 65534
     isolation: str = "auto"  # or one of LEVELS, to force a weaker level (tests, debugging)
     launcher: str = "auto"  # or one of LAUNCHERS: how runners start (tests, debugging)
+    cpu: int | None = None  # run on this CPU only (grade.py puts each worker and its runners on one CPU)
 
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
@@ -142,7 +143,7 @@ def jail_config(*, level: str, limits: Limits, scratch: Path, package: str, hidd
             "package": f"{inside}/{package}",
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
-            "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv}
+            "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
 
 
 def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
