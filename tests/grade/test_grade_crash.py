@@ -90,3 +90,55 @@ def test_writing_to_every_fd_is_a_protocol_violation_not_a_judge_problem(make_su
     with pytest.raises(SubmissionError, match="runner protocol violation"):
         call(impl)
     assert call(impl, module="other", x=torch.zeros(2)).tolist() == [0.5, 0.5]
+
+
+PICKY = """
+import os, torch
+def run_softmax(x):
+    if float(x[0]) == 7.0:      # this call kills its runner
+        os._exit(5)
+    if float(x[0]) < 0:         # this one changes its input in place
+        x.mul_(2)
+    return torch.softmax(x, -1)
+"""
+
+
+def test_a_batch_of_calls_gets_one_result_per_call_even_past_a_runner_death(make_submission, remote):
+    """call_many sends the calls in one request; a call that kills the runner fails alone and the calls
+    after it go to a fresh runner, as if each had been made on its own."""
+    package, _ = make_submission({"softmax.py": PICKY})
+    impl = remote(package)
+    xs = [torch.tensor([1.0, 2.0]), torch.tensor([-1.0, 0.0]), torch.tensor([7.0, 0.0]), torch.tensor([0.0, 0.0])]
+    results = impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
+                             calls=[{"x": x} for x in xs], forbidden_calls=())
+    assert len(results) == 4
+    (first, first_changed), (second, second_changed), death, (last, last_changed) = results
+    torch.testing.assert_close(first, torch.softmax(torch.tensor([1.0, 2.0]), -1))
+    assert first_changed == () and last_changed == ()
+    assert second_changed == ("x",) and xs[1].tolist() == [-2.0, 0.0]  # mirrored into the caller's tensor
+    assert isinstance(death, SubmissionError) and "exited with status 5" in str(death)
+    assert last.tolist() == [0.5, 0.5]
+
+
+HANGS_ON_NINE = """
+import torch
+def run_softmax(x):
+    while float(x[0]) == 9.0:
+        pass
+    return torch.softmax(x, -1)
+"""
+
+
+def test_a_batch_keeps_the_results_before_a_call_that_runs_out_of_time(make_submission, remote):
+    from harness.outcomes import TimeLimit
+
+    package, _ = make_submission({"softmax.py": HANGS_ON_NINE})
+    impl = remote(package)
+    impl.start()
+    xs = [torch.zeros(2), torch.zeros(2), torch.tensor([9.0, 0.0]), torch.zeros(2)]
+    with impl.budget(1.0):
+        results = impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
+                                 calls=[{"x": x} for x in xs], forbidden_calls=())
+    assert [r[0].tolist() for r in results[:2]] == [[0.5, 0.5], [0.5, 0.5]]
+    assert all(isinstance(r, TimeLimit) for r in results[2:])
+    assert "time limit of 1 s" in str(results[2]) and "used up" in str(results[3])

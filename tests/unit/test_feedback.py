@@ -159,3 +159,38 @@ def test_fresh_draws_change_every_input_including_literals_and_sizes():
         for name in published:
             assert not (published[name] == fresh[name]) if not isinstance(fresh[name], torch.Tensor) else \
                 not torch.equal(published[name], fresh[name])
+
+
+def test_a_remembered_passing_signature_does_not_hide_a_wrong_one():
+    """check_call remembers shapes that passed; an output of another shape is still checked, and fails."""
+    import pytest
+
+    import reference
+    from harness.outcomes import ShapeError
+    from harness.typecheck import check_call
+
+    fn = reference.run_softmax
+    args = {"in_features": torch.ones(2, 3), "dim": -1}
+    for _ in range(2):  # the second time from memory
+        check_call(fn, args, torch.ones(2, 3), name="run_softmax")
+    with pytest.raises(ShapeError, match="returned float32 \\(3, 2\\)"):
+        check_call(fn, args, torch.ones(3, 2), name="run_softmax")
+    with pytest.raises(ShapeError):
+        check_call(fn, args, torch.ones(2, 3, dtype=torch.int64), name="run_softmax")
+
+
+def test_in_process_a_law_stops_calling_at_its_first_failure(tmp_path):
+    """Context.call_many makes in-process calls one at a time, as asked for: a law that fails on its first
+    example does not run the student's code on the other 19 (their prints would bury the failure)."""
+    from harness.checks import run_property
+
+    impl = impl_from(tmp_path, (
+        "CALLS = []\n"
+        "def run_softmax(in_features, dim):\n"
+        "    CALLS.append(1)\n"
+        "    return in_features.exp()\n"))
+    exercise = COURSE.get("softmax")
+    law = next(p for p in exercise.properties if p.check == "softmax_normalised")
+    result = run_property(make_context(exercise, impl), law)
+    assert not result.passed and "outputs must be finite and in [0, 1]" in result.message
+    assert len(impl._package.CALLS) == 1
