@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
+from harness import paths, shutdown
 from harness.grading import (grade_quiz, load_reference, make_context, read_answers, summarise,
                              summarise_quiz)
 from harness.checks import hint_line
@@ -30,6 +30,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    shutdown.freeze_at_exit()
     course = load_course(paths.SPEC_DIR)
     for ex in course.exercises:
         config.addinivalue_line("markers", f"{ex.id}: checks of the {ex.id} exercise")

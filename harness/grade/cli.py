@@ -19,7 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness import paths
+from harness import paths, shutdown
 from harness.grade import forkserver, outputs
 from harness.grade.sandbox import LAUNCHERS, Limits, isolation_level, runner_server
 from harness.grade.submissions import Submission, name_of
@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return merge.main(argv[1:])
     opts = parse_args(argv)
+    shutdown.freeze_at_exit()
     try:
         course, submissions, mine, limits, level = setup(opts)
     except (SpecError, ValueError, OSError) as exc:
