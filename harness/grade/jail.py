@@ -170,11 +170,12 @@ def apply_rlimits(limits: dict[str, int]) -> None:
         resource.setrlimit(RLIMITS[name], (value, value))
 
 
-def enter_namespaces(config: dict) -> None:
+def enter_namespaces(config: dict, *, pid: bool = True) -> None:
     """unshare(2) the namespaces `unshare --mount --pid --net --ipc --uts [--user --map-root-user]` would
     give. Must run in a single-threaded process (CLONE_NEWUSER); the new pid namespace applies only to the
-    children forked afterwards, so the caller forks once more to get its pid 1."""
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    children forked afterwards, so the caller forks once more to get its pid 1. pid=False: every one but
+    the pid namespace (a child forked into a new one already: see pid_namespace_for_next_child)."""
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if pid else 0)
     uid, gid = os.geteuid(), os.getegid()
     if config["user_namespace"]:
         flags |= CLONE_NEWUSER
@@ -183,6 +184,15 @@ def enter_namespaces(config: dict) -> None:
         for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
+
+
+def pid_namespace_for_children(own_pid_ns: int, *, fresh: bool) -> None:
+    """As root: fresh=True makes this process's next child pid 1 of a new pid namespace (the process itself
+    stays where it is); fresh=False puts later children back in this process's own. `own_pid_ns` is an
+    fd of /proc/self/ns/pid. Saves the forkserver a second fork per runner (see forkserver.Server.spawn)."""
+    _check(libc.setns(ctypes.c_int(own_pid_ns), ctypes.c_int(CLONE_NEWPID)), "setns (own pid namespace)")
+    if fresh:
+        _check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare (pid namespace)")
 
 
 def stay_with_parent(alive_fd: int) -> None:
