@@ -4,6 +4,9 @@ Each property is a function `(ctx, **params)` registered by name; specs name the
 with their params. They raise CheckFailure with a sentence saying which law broke and where. Random
 search uses hypothesis with bounded, derandomized settings so CI and grading are deterministic; its
 examples are drawn once per process (`drawn`) and every implementation is checked on the same ones.
+A law that calls the implementation more than once builds all its inputs first and takes the outputs
+from `ctx.outputs(calls)`: the grader sends them to the runner in one request, and the first failure is
+raised where calling one by one would have raised it.
 """
 
 import functools
