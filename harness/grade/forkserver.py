@@ -57,7 +57,10 @@ class Server:
         self.alive: dict[int, int] = {}  # runner pid -> the pipe end whose closing tells it we are gone
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         # as root, the server itself puts each runner in a new pid namespace: no supervisor fork needed
-        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if os.geteuid() == 0 else None
+        self.own_pid_ns: int | None = None
+        if os.geteuid() == 0:
+            with contextlib.suppress(OSError):  # no pid namespaces here: supervisors, as for other users
+                self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
 
     def loop(self) -> None:
         signal.set_wakeup_fd(self.wake_w)  # SIGCHLD wakes the poll below

@@ -113,6 +113,16 @@ def test_killing_a_runner_leaves_no_process_and_no_zombie(probe, remote, leftove
     assert leftovers(marker) == [] and zombies_of(server_pid()) == []
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="as an ordinary user a supervisor makes the namespaces")
+def test_as_root_the_runner_is_forked_straight_into_its_pid_namespace(probe, remote):
+    """One fork per runner: the server's child is the runner itself, pid 1 of its own pid namespace."""
+    package, _ = probe
+    impl = remote(package)
+    pid_inside = int(call(impl, "run_state", torch.tensor(float(server_pid())))[0])
+    assert impl._runner.pid == impl._runner.init_pid and pid_inside == 1
+    assert procs.read_stat(impl._runner.pid).ppid == server_pid()
+
+
 def test_concurrent_runners_share_one_server(make_submission, remote):
     packages = [make_submission({"probe.py": PROBE})[0] for _ in range(4)]
     impls = [remote(p) for p in packages]
