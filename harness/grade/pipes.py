@@ -94,21 +94,66 @@ class OutputTail:
             return self._buf.decode("utf-8", errors="replace")
 
 
-def drain(fd: int, tail: OutputTail) -> threading.Thread:
-    """Read `fd` until EOF in a thread, so a runner printing without end never blocks on a full pipe."""
+class Drain:
+    """A runner's output pipe read into an OutputTail by a thread, so a runner printing without end never
+    blocks on a full pipe. settle() reads what the pipe holds now: the tail then has everything the runner
+    printed before its last reply, which the thread alone might not have read yet. Reads and feeds happen
+    under one lock, so the tail keeps the order they were printed in."""
 
-    def run() -> None:
+    MAX_SETTLE_CHUNKS = 64  # 4 MiB: a process that never stops printing cannot hold settle() forever
+
+    def __init__(self, fd: int, tail: OutputTail):
+        self.fd, self.tail = fd, tail
+        self._lock = threading.Lock()
+        self._closed = False
+        os.set_blocking(fd, False)
+        self._thread = threading.Thread(target=self._run, name=f"runner-output-{fd}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
         try:
-            while data := os.read(fd, 65536):
-                tail.feed(data)
+            while not self._closed:
+                poller.poll()
+                with self._lock:
+                    self._take(1)
         except OSError:
             pass
         finally:
-            os.close(fd)
+            with self._lock:
+                self._close()
 
-    thread = threading.Thread(target=run, name=f"runner-output-{fd}", daemon=True)
-    thread.start()
-    return thread
+    def _take(self, chunks: int) -> None:
+        """Read up to `chunks` chunks that are already in the pipe (the lock held); at EOF, close it."""
+        for _ in range(chunks):
+            if self._closed:
+                return
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            if not data:
+                self._close()
+                return
+            self.tail.feed(data)
+
+    def _close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self.fd)
+
+    def settle(self) -> None:
+        with self._lock:
+            self._take(self.MAX_SETTLE_CHUNKS)
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+
+def drain(fd: int, tail: OutputTail) -> Drain:
+    """Read `fd` until EOF in a thread (see Drain)."""
+    return Drain(fd, tail)
 
 
 # channel.py (which imports torch) is imported inside send and receive: grade.py starts the forkserver

@@ -129,6 +129,8 @@ class RemoteImpl:
     @property
     def output_tail(self) -> str:
         """The last Limits.max_output_bytes the runner printed since the current budget began."""
+        if self._drain is not None:
+            self._drain.settle()  # what it printed before its last reply may still be in the pipe
         return self._tail.text()
 
     def start(self) -> None:

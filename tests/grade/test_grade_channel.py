@@ -155,3 +155,23 @@ def test_bool_bytes_other_than_0_1_are_normalised():
 def test_unsendable_dtype_is_named():
     with pytest.raises(ChannelError, match="dtype torch.complex64 cannot be sent"):
         encode_tensors({"z": torch.zeros(2, dtype=torch.complex64)})
+
+
+def test_the_output_tail_has_everything_printed_before_it_is_read():
+    """Drain.settle() reads what is already in the pipe, in order, even while the thread is reading too:
+    the feedback's "last output" must end with the last line printed before the reply."""
+    import os
+
+    from harness.grade import pipes
+
+    for _ in range(50):
+        r, w = os.pipe()
+        tail = pipes.OutputTail(1 << 20)
+        drain = pipes.drain(r, tail)
+        lines = [f"line {i}\n".encode() for i in range(3000)]  # ~30 KB, written as the thread reads
+        for line in lines:
+            os.write(w, line)
+        drain.settle()
+        assert tail.text() == b"".join(lines).decode()
+        os.close(w)
+        drain.join(5)
