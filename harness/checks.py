@@ -40,21 +40,20 @@ class Context:
     def call(self, args: dict[str, Any]) -> torch.Tensor:
         """Call the implementation and apply the checks every call gets (shape, dtype, device, purity).
         Cases run under the deep forbidden-call guard; laws (deep_guard False) under its function layer."""
+        if hasattr(self.impl, "call_many"):  # the grader's runner, which reports what a call changed
+            return next(self.outputs([args]))
         ex = self.exercise
-        # a runner compares its inputs before and after the call itself and reports what changed
-        reported = getattr(self.impl, "reports_modified_inputs", False)
-        before = None if reported else inputs.snapshot(args)
+        before = inputs.snapshot(args)
         out = self.impl.call(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
                              forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
-        changed = list(self.impl.last_inputs_modified) if reported else inputs.modified(args, before)
-        return self._checked(args, out, changed)
+        return self._checked(args, out, inputs.modified(args, before))
 
     def call_many(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor | Outcome | CheckFailure]:
         """call() each of `calls` in order, yielding its checked output or the exception it raised. An
         implementation with call_many (the grader's runner) gets them all in one request; otherwise they
         are made one by one, as the caller asks for the next."""
         many = getattr(self.impl, "call_many", None)
-        if many is None:
+        if many is None:  # in-process: call() snapshots the inputs around each call
             for args in calls:
                 try:
                     yield self.call(args)

@@ -151,11 +151,6 @@ class Drain:
         self._thread.join(timeout)
 
 
-def drain(fd: int, tail: OutputTail) -> Drain:
-    """Read `fd` until EOF in a thread (see Drain)."""
-    return Drain(fd, tail)
-
-
 # channel.py (which imports torch) is imported inside send and receive: grade.py starts the forkserver
 # before the judge has paid for `import torch`, so the two imports overlap
 

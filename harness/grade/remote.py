@@ -50,8 +50,6 @@ OUTCOMES = {"not_implemented": NotImplementedByStudent, "error": SubmissionError
 
 
 class RemoteImpl:
-    reports_modified_inputs = True  # last_inputs_modified: what the runner saw the call change in place
-
     def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
                  scratch_root: Path):
         self.name = name
@@ -60,7 +58,7 @@ class RemoteImpl:
         self.submission_dir = Path(submission_dir).resolve()
         self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
         self.scratch_root = Path(scratch_root).resolve()
-        self.last_inputs_modified: tuple[str, ...] = ()
+        self.last_inputs_modified: tuple[str, ...] = ()  # what the runner saw the last call() change in place
         self._tail = pipes.OutputTail(limits.max_output_bytes)
         self._runner: RunnerProcess | ForkedRunner | None = None
         self._scratch: Path | None = None
@@ -179,7 +177,7 @@ class RemoteImpl:
         except OSError:
             self.close()
             raise
-        self._drain = pipes.drain(self._runner.output, self._tail)
+        self._drain = pipes.Drain(self._runner.output, self._tail)
         self._reader = pipes.DeadlineReader(self._runner.replies)
         self._writer = pipes.DeadlineWriter(self._runner.requests)
         try:
@@ -302,7 +300,6 @@ class RemoteImpl:
         modified, aliases = reply.get("inputs_modified", []), reply.get("output_aliases", [])
         if output is None or not _names(modified, kwargs) or not _names(aliases, kwargs):
             raise self._violation(exercise, ChannelError("ok reply without a valid output/inputs report"))
-        self.last_inputs_modified = tuple(modified)
         for name in modified:
             mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
         for name in aliases:

@@ -167,7 +167,7 @@ def test_the_output_tail_has_everything_printed_before_it_is_read():
     for _ in range(50):
         r, w = os.pipe()
         tail = pipes.OutputTail(1 << 20)
-        drain = pipes.drain(r, tail)
+        drain = pipes.Drain(r, tail)
         lines = [f"line {i}\n".encode() for i in range(3000)]  # ~30 KB, written as the thread reads
         for line in lines:
             os.write(w, line)

@@ -213,7 +213,7 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
     scratch.mkdir()
     name = copy_submission(package, scratch, owner=None)
     runner = ForkedRunner(level=LEVELS[1], limits=FAST, scratch=scratch, package=name, hidden=[], covered=[tmp_path])
-    pipes.drain(runner.output, pipes.OutputTail(4096))
+    pipes.Drain(runner.output, pipes.OutputTail(4096))
     try:
         reader = pipes.DeadlineReader(runner.replies, time.monotonic() + 30)
         assert [read_frame(reader, max_payload=0)[0]["status"] for _ in range(2)] == ["started", "ready"]
