@@ -4,7 +4,7 @@ combine shard outputs: python grade.py merge DIR [DIR ...] --out DIR. See README
 
 import sys
 
-from harness.grade.cli import main
+from attnlab.grade.batch.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,6 +1,6 @@
 """The naive baseline of grading_throughput.py: a fresh interpreter that grades submissions in-process.
 
-Same checks and fresh inputs as grade.py (InProcessImpl + harness.grading: every case, property and
+Same checks and fresh inputs as grade.py (InProcessImpl + attnlab.core.scoring: every case, property and
 quiz question, expected values from the reference, inputs drawn from --seed), but no runner, no sandbox
 and no reuse: run once per submission, each run pays `import torch` and every lazy import again.
 
@@ -15,11 +15,11 @@ import json
 import time
 from pathlib import Path
 
-from harness import paths
-from harness.grading import grade_exercise, grade_quiz, load_reference, make_context, read_answers
-from harness.impl import InProcessImpl
-from harness.spec import QuizSpec
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.core.scoring import grade_exercise, grade_quiz, load_reference, make_context, read_answers
+from attnlab.core.impl import InProcessImpl
+from attnlab.core.spec import QuizSpec
+from attnlab.core.spec_load import load_course
 
 
 def grade(package: Path, *, course, reference, seed: int) -> float:

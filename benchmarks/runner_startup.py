@@ -16,8 +16,8 @@ from pathlib import Path
 
 import torch
 
-from harness.grade.remote import RemoteImpl
-from harness.grade.sandbox import Limits
+from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox.launch import Limits
 
 SUBMISSION = Path(__file__).resolve().parents[1] / "examples" / "submissions" / "reference"
 

@@ -1,4 +1,4 @@
-# Your implementation. Generated from the reference by `python -m harness.generate template`:
+# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
 # keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
 """Single-head attention, built up in the order of seed 001 §3.3–3.5 and seed 004.
 

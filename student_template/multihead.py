@@ -1,4 +1,4 @@
-# Your implementation. Generated from the reference by `python -m harness.generate template`:
+# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
 # keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
 """Multi-head attention, three ways: seed 002 (and seed 001 §3.6) and seed 000's nanoGPT block.
 

@@ -1,4 +1,4 @@
-# Your implementation. Generated from the reference by `python -m harness.generate template`:
+# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
 # keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
 """Rotary position embedding (RoPE) and multi-head self-attention that uses it (seed 004).
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
+from attnlab.core import paths
 
 ATTACKS = Path(__file__).parent / "adversarial"
 SENTINELS = [Path("/tmp/attnlab-daemon-was-here"), Path("/tmp/attnlab-forged.json")]

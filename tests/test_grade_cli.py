@@ -11,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
+from attnlab.core import paths
+from attnlab.core.spec_load import load_course
 
 GRADE = [sys.executable, str(paths.ROOT / "grade.py")]
-EXERCISE_IDS = ["softmax", "simple_self_attention", "self_attention", "causal_mask", "causal_attention",
-                "dropout", "scaled_dot_product_attention", "multihead_attention_wrapper",
-                "multihead_self_attention", "gpt2_causal_self_attention", "rope",
-                "multihead_self_attention_with_rope", "quiz"]
+EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
 
 
 def grade(*args, timeout=600) -> subprocess.CompletedProcess:

@@ -13,10 +13,11 @@ from functools import cache
 import pytest
 
 import reference
-from harness import paths
-from harness.diagnose import misconception_function
-from harness.mutants import CORPUS_DIR, Mutant, caught_by, diagnoses, discover, evaluate, main
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.core.diagnose import misconception_function
+from attnlab.core.impl import find_function
+from attnlab.core.spec_load import load_course
+from attnlab.instructor.mutants import CORPUS_DIR, Mutant, caught_by, diagnoses, discover, evaluate, main
 
 COURSE = load_course(paths.SPEC_DIR)
 MUTANTS = discover(CORPUS_DIR)
@@ -80,7 +81,7 @@ def test_file_is_a_documented_run_function(mutant):
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert exercise.function in defs, f"{mutant.path}: defines no {exercise.function}"
     args = defs[exercise.function].args
-    expected = list(inspect.signature(getattr(reference, exercise.function)).parameters)
+    expected = list(inspect.signature(find_function(reference, exercise.module, exercise.function)).parameters)
     assert [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs] == expected
     if mutant.kind == "bug":
         assigned = {getattr(t, "id", None) for node in tree.body for t in getattr(node, "targets", ())}

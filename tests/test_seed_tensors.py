@@ -12,14 +12,9 @@ import pytest
 import torch
 from torch import nn
 
-from reference import (
-    run_causal_mask,
-    run_multihead_attention_wrapper,
-    run_multihead_self_attention,
-    run_scaled_dot_product_attention,
-    run_simple_self_attention,
-    run_softmax,
-)
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention, run_simple_self_attention
+from reference.multihead import run_multihead_attention_wrapper, run_multihead_self_attention
+from reference.softmax import run_softmax
 
 # "Your journey starts with one step", one 3-d embedding per token (seed 001 §3.3.1, seed 002).
 INPUTS = torch.tensor(

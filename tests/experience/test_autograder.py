@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
-from harness.release import build_autograder
-from harness.submit import build_submission
+from attnlab.core import paths
+from attnlab.instructor.release import build_autograder
+from attnlab.student.submit import build_submission
 
 STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'
 SOFTMAX = ("    exps = torch.exp(in_features - in_features.amax(dim=dim, keepdim=True))\n"
@@ -50,7 +50,7 @@ def test_zip_has_setup_and_run_autograder_at_its_root_and_the_full_grader(autogr
                                                                           "requirements.txt"))
     for executable in ("setup.sh", "run_autograder"):
         assert (infos[executable].external_attr >> 16) & stat.S_IXUSR, executable
-    for needed in ("grade.py", "harness/grade/judge.py", "reference/__init__.py", "reference/quiz.yaml",
+    for needed in ("grade.py", "attnlab/grade/judge/judge.py", "reference/__init__.py", "reference/quiz.yaml",
                    "spec/course.yaml", "requirements.txt", "finish_results.py"):
         assert needed in infos, needed
     assert setup.index("pip install torch==2.13.0") < setup.index("requirements.txt")

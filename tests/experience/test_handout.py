@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness import paths
-from harness.release import PACKAGE, build_handout
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.instructor.release import PACKAGE, build_handout
+from attnlab.core.spec_load import load_course
 
 STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'
 SOFTMAX = ("    shifted = in_features - in_features.amax(dim=dim, keepdim=True)\n"
            "    exps = torch.exp(shifted)\n"
            "    return exps / exps.sum(dim=dim, keepdim=True)\n")
 # Run with only the handout importable: the repo's editable install (a meta-path finder that maps
-# `harness` and `reference` to this repository) is removed before anything is imported.
+# `attnlab` and `reference` to this repository) is removed before anything is imported.
 BOOT = """
 import sys
 sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
@@ -33,7 +33,7 @@ what, args = sys.argv[1], sys.argv[2:]
 if what == "pytest":
     import pytest
     sys.exit(pytest.main(args))
-from harness.student_cli import main
+from attnlab.student.cli import main
 sys.exit(main(args))
 """
 
@@ -55,23 +55,24 @@ def files_under(root: Path) -> set[str]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
-def test_handout_has_the_student_package_tests_and_no_instructor_material(handout):
+def test_handout_has_the_student_package_and_checks_and_no_instructor_material(handout):
     present = files_under(handout)
-    for needed in ("README.md", "pyproject.toml", "conftest.py", "tests/test_exercises.py",
-                   "spec/course.yaml",
-                   f"{PACKAGE}/__init__.py", "student_template/__init__.py", "harness/student_cli.py",
-                   "fixtures/_viz/causal_attention.npz"):
+    for needed in ("README.md", "pyproject.toml", "spec/course.yaml", "spec/softmax.yaml", "spec/rope.py",
+                   f"{PACKAGE}/__init__.py", "student_template/__init__.py", "attnlab/student/cli.py",
+                   "attnlab/student/pytest_plugin.py", "attnlab/core/checks.py", "fixtures/_viz/causal_attention.npz"):
         assert needed in present, needed
     assert not (handout / "reference").exists() and not (handout / "examples").exists()
-    assert not (handout / "harness" / "grade").exists() and not (handout / "harness" / "mutants.py").exists()
-    assert {p for p in present if p.startswith("tests/")} == {"tests/test_exercises.py"}
+    assert not (handout / "tests").exists() and not (handout / "conftest.py").exists()  # no test module: checks come from spec/
+    shipped = {p.split("/")[1] for p in present if p.startswith("attnlab/") and p.count("/") > 1}
+    assert shipped == {"core", "student"}, shipped  # an allow-list: no grading, sandbox or instructor code
     template = files_under(paths.TEMPLATE_DIR)
     for copy in (PACKAGE, "student_template"):  # the working package and the pristine stubs
         assert files_under(handout / copy) == template
         for rel in template:
             assert (handout / copy / rel).read_bytes() == (paths.TEMPLATE_DIR / rel).read_bytes(), rel
     assert 'attnlab_impl = "attention"' in (handout / "pyproject.toml").read_text()
-    assert 'attnlab = "harness.student_cli:main"' in (handout / "pyproject.toml").read_text()
+    assert 'attnlab = "attnlab.student.cli:main"' in (handout / "pyproject.toml").read_text()
+    assert 'attnlab = "attnlab.student.pytest_plugin"' in (handout / "pyproject.toml").read_text()
     readme = (handout / "README.md").read_text()
     assert "attnlab status" in readme and "安装" in readme and "pip install -e ." in readme
 

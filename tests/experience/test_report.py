@@ -13,11 +13,11 @@ import pytest
 from markupsafe import escape
 from PIL import Image
 
-from harness import paths
-from harness.grade.outputs import write_result
-from harness.report import main, render
-from harness.results import CheckResult, ExerciseResult, SubmissionResult
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.grade.batch.outputs import write_result
+from attnlab.instructor.report import main, render
+from attnlab.core.results import CheckResult, ExerciseResult, SubmissionResult
+from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
 EVIL = '<script>alert("x")<script>'  # a submission name is a file's base name: no "/"

@@ -14,9 +14,11 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from harness import paths, submit
-from harness.grade.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
-from harness.student_cli import UsageError, main, resolve_package
+from attnlab.core import paths
+
+from attnlab.student import submit
+from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
+from attnlab.student.cli import UsageError, main, resolve_package
 
 EXAMPLES = paths.EXAMPLES_DIR
 STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'

@@ -5,38 +5,40 @@ import numpy as np
 import pytest
 
 import reference
-from harness import paths, viz
-from harness.impl import InProcessImpl
-from harness.spec_load import load_course
+from attnlab.core import paths, pictures
+from attnlab.core.impl import InProcessImpl
+from attnlab.core.spec_load import load_course
+from attnlab.student import viz
 
 COURSE = load_course(paths.SPEC_DIR)
+ROPE_LEN = 16  # spec/rope.py draws positions 0..15
 
 
 def test_viz_fixtures_are_current():
-    assert viz.sync_viz(reference, check=True) == [], "run `python -m harness.generate viz`"
+    assert viz.sync_viz(COURSE, reference, check=True) == [], "run `python -m attnlab.instructor.generate viz`"
 
 
-@pytest.mark.parametrize("exercise_id", sorted(viz.PICTURES))
+@pytest.mark.parametrize("exercise_id", viz.drawable(COURSE))
 def test_a_correct_package_draws_exactly_the_reference(exercise_id):
     exercise = COURSE.get(exercise_id)
-    yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"))
+    yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), "en")
     assert problem == "" and np.allclose(yours, viz.reference_weights(exercise), atol=1e-10)
 
 
 def test_pictures_show_weights_masks_and_the_relative_position_pattern():
-    arrays = viz.viz_arrays(reference)
+    arrays = viz.viz_arrays(COURSE, reference)
     for exercise_id, weights in arrays.items():
-        if viz.PICTURES[exercise_id].kind == "weights":
+        if viz.picture_of(COURSE.get(exercise_id)).kind == "weights":
             assert np.allclose(weights.sum(-1), 1.0) and (weights >= 0).all(), exercise_id
     for causal in ("causal_attention", "multihead_self_attention", "gpt2_causal_self_attention",
                    "multihead_attention_wrapper", "multihead_self_attention_with_rope"):
-        assert arrays[causal].shape[0] == (1 if causal == "causal_attention" else viz.HEADS)
-        rows, cols = np.tril_indices(viz.SEQ)
+        assert arrays[causal].shape[0] == (1 if causal == "causal_attention" else pictures.HEADS)
+        rows, cols = np.tril_indices(pictures.SEQ)
         assert np.allclose(np.triu(arrays[causal], 1), 0.0), causal
         assert (arrays[causal][:, rows, cols] > 0).all(), causal
-    assert np.array_equal(arrays["causal_mask"][0], np.tril(np.ones((viz.SEQ, viz.SEQ))))
+    assert np.array_equal(arrays["causal_mask"][0], np.tril(np.ones((pictures.SEQ, pictures.SEQ))))
     scores = arrays["rope"][0]  # depends on m - n only: constant along every diagonal
-    for offset in range(-viz.ROPE_LEN + 1, viz.ROPE_LEN):
+    for offset in range(-ROPE_LEN + 1, ROPE_LEN):
         assert np.allclose(np.diagonal(scores, offset), np.diagonal(scores, offset)[0])
     assert not np.allclose(scores, scores[0, 0])
     assert np.triu(arrays["self_attention"][0], 1).max() > 0.01  # no mask: the future gets weight
@@ -47,12 +49,12 @@ def test_a_wrong_shape_is_shown_not_raised(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("def run_causal_attention(**kwargs):\n"
                                          "    return kwargs['in_features'][:, :3]\n")
-    yours, problem = viz.student_weights(COURSE.get("causal_attention"), InProcessImpl(package))
+    yours, problem = viz.student_weights(COURSE.get("causal_attention"), InProcessImpl(package), "en")
     assert yours is None and "shape (8, 3)" in problem
 
 
 def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
-    saved = viz.viz_arrays(reference)
+    saved = viz.viz_arrays(COURSE, reference)
     monkeypatch.setattr(viz, "load_reference", lambda: None)
     for exercise_id in ("causal_mask", "rope"):  # equal up to the last bits of another CPU's kernels
         assert np.allclose(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.remote import RemoteImpl
-from harness.grade.sandbox import Limits
+from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox.launch import Limits
 
 REPO = Path(__file__).resolve().parents[2]
 # every test budget is short, so the files stay fast; the runner's start (~2 s of `import torch`) is not

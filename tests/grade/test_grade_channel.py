@@ -7,7 +7,7 @@ import struct
 import pytest
 import torch
 
-from harness.grade.channel import (
+from attnlab.grade.protocol.channel import (
     DTYPES,
     ChannelClosed,
     ChannelError,
@@ -162,7 +162,7 @@ def test_the_output_tail_has_everything_printed_before_it_is_read():
     the feedback's "last output" must end with the last line printed before the reply."""
     import os
 
-    from harness.grade import pipes
+    from attnlab.grade.sandbox import pipes
 
     for _ in range(50):
         r, w = os.pipe()

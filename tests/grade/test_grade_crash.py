@@ -4,7 +4,7 @@
 import pytest
 import torch
 
-from harness.outcomes import Outcome, SubmissionError
+from attnlab.core.outcomes import Outcome, SubmissionError
 
 HONEST = """
 import torch
@@ -15,8 +15,11 @@ def run_softmax(x):
 
 def call(impl, module="softmax", **kwargs):
     kwargs.setdefault("x", torch.ones(2))
-    return impl.call(exercise=module, module=module, function="run_softmax", kwargs=kwargs,
-                     forbidden_calls=())
+    [got] = impl.call_many(exercise=module, module=module, function="run_softmax", calls=[kwargs],
+                           forbidden_calls=())
+    if isinstance(got, Exception):
+        raise got
+    return got.output
 
 
 CRASHES = {
@@ -112,12 +115,12 @@ def test_a_batch_of_calls_gets_one_result_per_call_even_past_a_runner_death(make
     results = impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
                              calls=[{"x": x} for x in xs], forbidden_calls=())
     assert len(results) == 4
-    (first, first_changed), (second, second_changed), death, (last, last_changed) = results
-    torch.testing.assert_close(first, torch.softmax(torch.tensor([1.0, 2.0]), -1))
-    assert first_changed == () and last_changed == ()
-    assert second_changed == ("x",) and xs[1].tolist() == [-2.0, 0.0]  # mirrored into the caller's tensor
+    first, second, death, last = results
+    torch.testing.assert_close(first.output, torch.softmax(torch.tensor([1.0, 2.0]), -1))
+    assert first.modified == () and last.modified == ()
+    assert second.modified == ("x",) and xs[1].tolist() == [-2.0, 0.0]  # mirrored into the caller's tensor
     assert isinstance(death, SubmissionError) and "exited with status 5" in str(death)
-    assert last.tolist() == [0.5, 0.5]
+    assert last.output.tolist() == [0.5, 0.5]
 
 
 HANGS_ON_NINE = """
@@ -130,7 +133,7 @@ def run_softmax(x):
 
 
 def test_a_batch_keeps_the_results_before_a_call_that_runs_out_of_time(make_submission, remote):
-    from harness.outcomes import TimeLimit
+    from attnlab.core.outcomes import TimeLimit
 
     package, _ = make_submission({"softmax.py": HANGS_ON_NINE})
     impl = remote(package)
@@ -139,6 +142,6 @@ def test_a_batch_keeps_the_results_before_a_call_that_runs_out_of_time(make_subm
     with impl.budget(1.0):
         results = impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
                                  calls=[{"x": x} for x in xs], forbidden_calls=())
-    assert [r[0].tolist() for r in results[:2]] == [[0.5, 0.5], [0.5, 0.5]]
+    assert [r.output.tolist() for r in results[:2]] == [[0.5, 0.5], [0.5, 0.5]]
     assert all(isinstance(r, TimeLimit) for r in results[2:])
     assert "time limit of 1 s" in str(results[2]) and "used up" in str(results[3])

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.grade import forkserver, pipes, procs
-from harness.grade.channel import decode_tensors, read_frame, write_frame
-from harness.grade.sandbox import LEVELS, ForkedRunner, Limits, RunnerProcess, runner_server
-from harness.grade.scratch import copy_submission
-from harness.outcomes import SubmissionError
+from attnlab.grade.sandbox import forkserver, pipes, procs
+from attnlab.grade.protocol.channel import decode_tensors, read_frame, write_frame
+from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, runner_server
+from attnlab.grade.sandbox.levels import Isolation
+from attnlab.grade.sandbox.scratch import copy_submission
+from attnlab.core.outcomes import SubmissionError
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = Limits(timeout_s=3.0, import_timeout_s=3.0, memory_mb=2048, max_processes=32)  # as conftest.py
@@ -50,8 +51,11 @@ def run_crash(x):
 
 
 def call(impl, function, x=None):
-    return impl.call(exercise="probe", module="probe", function=function,
-                     kwargs={"x": torch.zeros(1) if x is None else x}, forbidden_calls=())
+    [got] = impl.call_many(exercise="probe", module="probe", function=function,
+                           calls=[{"x": torch.zeros(1) if x is None else x}], forbidden_calls=())
+    if isinstance(got, Exception):
+        raise got
+    return got.output
 
 
 @pytest.fixture
@@ -159,12 +163,12 @@ def test_a_dead_server_is_replaced(probe, remote):
 JUDGE = """
 import sys, time, torch
 from pathlib import Path
-from harness.grade.remote import RemoteImpl
-from harness.grade.sandbox import Limits, runner_server
+from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox.launch import Limits, runner_server
 impl = RemoteImpl(Path(sys.argv[1]), name="p", limits=Limits(), hidden_paths=[], scratch_root=Path(sys.argv[2]))
 impl.start()
 print(runner_server(Limits()).ready()["pid"], impl._runner.pid, impl._runner.init_pid, flush=True)
-impl.call(exercise="probe", module="probe", function="run_sleep", kwargs={"x": torch.zeros(1)}, forbidden_calls=())
+impl.call_many(exercise="probe", module="probe", function="run_sleep", calls=[{"x": torch.zeros(1)}], forbidden_calls=())
 """
 
 
@@ -212,7 +216,7 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
     scratch = tmp_path / "runner"
     scratch.mkdir()
     name = copy_submission(package, scratch, owner=None)
-    runner = ForkedRunner(level=LEVELS[1], limits=FAST, scratch=scratch, package=name, hidden=[], covered=[tmp_path])
+    runner = ForkedRunner(level=Isolation.USER_NAMESPACES, limits=FAST, scratch=scratch, package=name, hidden=[], covered=[tmp_path])
     pipes.Drain(runner.output, pipes.OutputTail(4096))
     try:
         reader = pipes.DeadlineReader(runner.replies, time.monotonic() + 30)
@@ -231,7 +235,7 @@ def test_the_judge_does_not_import_torch_before_starting_the_server():
     """grade.py starts the server, then imports torch: the two imports overlap (see cli.main)."""
     code = textwrap.dedent("""
         import sys
-        import harness.grade.cli, harness.grade.sandbox, harness.grade.forkserver
+        import attnlab.grade.batch.cli, attnlab.grade.sandbox.launch, attnlab.grade.sandbox.forkserver
         print("torch" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.grade.remote import RemoteImpl
-from harness.grade.sandbox import Limits, isolation_level
-from harness.outcomes import ForbiddenCall, MemoryLimit, NotImplementedByStudent, SubmissionError
+from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox.launch import Limits
+from attnlab.grade.sandbox.levels import isolation_level
+from attnlab.core.outcomes import ForbiddenCall, MemoryLimit, NotImplementedByStudent, SubmissionError
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = f"seed-{uuid.uuid4().hex}"
@@ -114,9 +115,17 @@ def run_snoop(x):
 
 
 
+def returned(impl, function, module="softmax", forbidden=(), **kwargs):
+    """One call through the runner: what it returned (output, inputs modified), or the Outcome raised."""
+    [got] = impl.call_many(exercise=function, module=module, function=function, calls=[kwargs],
+                           forbidden_calls=forbidden)
+    if isinstance(got, Exception):
+        raise got
+    return got
+
+
 def call(impl, function, **kwargs):
-    return impl.call(exercise=function, module="softmax", function=function, kwargs=kwargs,
-                     forbidden_calls=())
+    return returned(impl, function, **kwargs).output
 
 
 BROKEN = """
@@ -224,31 +233,27 @@ def test_outcomes_come_back_as_harness_exceptions(shared, function, outcome, mes
 def test_syntax_error_in_a_module_names_file_and_line(shared):
     impl, *_ = shared
     with pytest.raises(SubmissionError, match=r"broken\.py:3"):
-        impl.call(exercise="broken", module="broken", function="run_broken", kwargs={"x": torch.ones(1)},
-                  forbidden_calls=())
+        returned(impl, "run_broken", module="broken", x=torch.ones(1))
 
 
 def test_forbidden_call_inside_the_runner(shared):
     impl, *_ = shared
     with pytest.raises(ForbiddenCall, match="torch.softmax") as info:
-        impl.call(exercise="softmax", module="softmax", function="run_banned", kwargs={"x": torch.ones(2)},
-                  forbidden_calls=("torch.softmax",))
+        returned(impl, "run_banned", forbidden=("torch.softmax",), x=torch.ones(2))
     assert info.value.call == "torch.softmax"
 
 
 def test_in_place_modification_is_reported_and_mirrored(shared):
     impl, *_ = shared
     x = torch.ones(3)
-    call(impl, "run_inplace", x=x)
-    assert impl.last_inputs_modified == ("x",) and torch.equal(x, torch.full((3,), 2.0))
-    call(impl, "run_softmax", x=torch.ones(3))
-    assert impl.last_inputs_modified == ()
+    assert returned(impl, "run_inplace", x=x).modified == ("x",) and torch.equal(x, torch.full((3,), 2.0))
+    assert returned(impl, "run_softmax", x=torch.ones(3)).modified == ()
 
 
 def test_returning_an_input_is_visible_as_aliasing(shared):
     impl, *_ = shared
-    x = torch.randn(3)
-    assert call(impl, "run_alias", x=x) is x
+    got = returned(impl, "run_alias", x=torch.randn(3))
+    assert got.aliases == ("x",)
 
 
 def test_memory_bombs_are_memory_limits_and_the_runner_survives(shared):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade import cli, merge
+from attnlab.grade.batch import cli, merge, run
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [f"student{i:03d}" for i in range(200)]
@@ -103,13 +103,13 @@ class Terminal(io.StringIO):
 def test_progress_is_a_bar_on_a_terminal_and_lines_elsewhere(monkeypatch):
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
-    progress = cli.Progress(2)
+    progress = run.Progress(2)
     progress.done("ann", "ann: 8 / 100 (1.0 s)")
     progress.close()
     assert log.getvalue() == "  ann: 8 / 100 (1.0 s)\n"
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    progress = cli.Progress(2)
+    progress = run.Progress(2)
     progress.done("ann", "ann: 8 / 100 (1.0 s)")
     progress.close()
     assert "1/2" in terminal.getvalue() and "ann: 8 / 100" not in terminal.getvalue()

@@ -2,11 +2,11 @@
 
 import torch
 
-from harness import paths
-from harness.checks import run_case
-from harness.grading import grade_exercise, make_context
-from harness.impl import FileImpl
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.core.checks import run_case
+from attnlab.core.scoring import grade_exercise, make_context
+from attnlab.core.impl import FileImpl
+from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
 
@@ -151,7 +151,7 @@ def test_laws_alone_earn_nothing(tmp_path):
 
 
 def test_fresh_draws_change_every_input_including_literals_and_sizes():
-    from harness.inputs import build_args
+    from attnlab.core.inputs import build_args
 
     for exercise_id, case_name in (("simple_self_attention", "journey_sentence"), ("causal_mask", "short")):
         case = next(c for c in COURSE.get(exercise_id).cases if c.name == case_name)
@@ -165,11 +165,10 @@ def test_a_remembered_passing_signature_does_not_hide_a_wrong_one():
     """check_call remembers shapes that passed; an output of another shape is still checked, and fails."""
     import pytest
 
-    import reference
-    from harness.outcomes import ShapeError
-    from harness.typecheck import check_call
+    from attnlab.core.outcomes import ShapeError
+    from attnlab.core.typecheck import check_call
 
-    fn = reference.run_softmax
+    from reference.softmax import run_softmax as fn
     args = {"in_features": torch.ones(2, 3), "dim": -1}
     for _ in range(2):  # the second time from memory
         check_call(fn, args, torch.ones(2, 3), name="run_softmax")
@@ -182,7 +181,7 @@ def test_a_remembered_passing_signature_does_not_hide_a_wrong_one():
 def test_in_process_a_law_stops_calling_at_its_first_failure(tmp_path):
     """Context.call_many makes in-process calls one at a time, as asked for: a law that fails on its first
     example does not run the student's code on the other 19 (their prints would bury the failure)."""
-    from harness.checks import run_property
+    from attnlab.core.checks import run_property
 
     impl = impl_from(tmp_path, (
         "CALLS = []\n"

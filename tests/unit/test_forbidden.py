@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from harness.forbidden import guard
-from harness.outcomes import ForbiddenCall
+from attnlab.core.forbidden import guard
+from attnlab.core.outcomes import ForbiddenCall
 
 SOFTMAX_BANS = ("torch.softmax", "torch.nn.functional.softmax", "aten._softmax", "aten._log_softmax")
 X = torch.randn(2, 3)

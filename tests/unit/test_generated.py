@@ -4,41 +4,42 @@ import inspect
 
 import pytest
 
-from harness import generate, paths
-from harness.impl import find_function, load_package
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.core.impl import find_function, load_package
+from attnlab.core.spec_load import load_course
+from attnlab.instructor import generate
 
 COURSE = load_course(paths.SPEC_DIR)
 
 
 def test_student_template_is_up_to_date():
     drift = generate.sync_template(COURSE, check=True)
-    assert not drift, f"run `python -m harness.generate template`: {drift}"
+    assert not drift, f"run `python -m attnlab.instructor.generate template`: {drift}"
 
 
 def test_fixtures_are_up_to_date():
     import reference
 
     drift = generate.sync_fixtures(COURSE, reference, check=True)
-    assert not drift, f"run `python -m harness.generate fixtures`: {drift}"
+    assert not drift, f"run `python -m attnlab.instructor.generate fixtures`: {drift}"
 
 
 def test_law_draws_are_up_to_date():
     drift = generate.sync_laws(COURSE, check=True)
-    assert not drift, f"run `python -m harness.generate laws`: {drift}"
+    assert not drift, f"run `python -m attnlab.instructor.generate laws`: {drift}"
 
 
 def test_law_draws_are_replayed_and_stale_ones_are_not(monkeypatch):
-    from harness import properties
+    from attnlab.core import laws
 
-    stored = properties._stored_draws()["softmax_normalised"]
-    monkeypatch.setattr(properties, "_DRAWN", {})
-    assert properties.drawn("softmax_normalised", stored["examples"]) is stored["draws"]
+    stored = laws._stored_draws()["softmax_normalised"]
+    monkeypatch.setattr(laws, "_DRAWN", {})
+    assert laws.drawn("softmax_normalised", stored["examples"]) is stored["draws"]
     # other strategies than those the file was drawn from: the file is ignored and hypothesis draws anew
-    monkeypatch.setattr(properties, "_DRAWN", {})
-    monkeypatch.setattr(properties, "strategies_digest", lambda law: "changed")
-    fresh = properties.drawn("softmax_normalised", stored["examples"])
-    assert fresh is not stored["draws"] and fresh == properties.draw_examples("softmax_normalised", stored["examples"])
+    monkeypatch.setattr(laws, "_DRAWN", {})
+    monkeypatch.setattr(laws, "strategies_digest", lambda law: "changed")
+    fresh = laws.drawn("softmax_normalised", stored["examples"])
+    assert fresh is not stored["draws"] and fresh == laws.draw_examples("softmax_normalised", stored["examples"])
     assert len(fresh) == stored["examples"]
 
 
@@ -47,7 +48,7 @@ def test_stub_keeps_signature_and_names_its_exercise(exercise):
     import reference
 
     stub = find_function(load_package(paths.TEMPLATE_DIR), exercise.module, exercise.function)
-    ref = getattr(reference, exercise.function)
+    ref = find_function(reference, exercise.module, exercise.function)
     assert str(inspect.signature(stub)) == str(inspect.signature(ref))
     assert inspect.getdoc(stub) == inspect.getdoc(ref)
     source = inspect.getsource(stub)
@@ -83,7 +84,7 @@ def test_strip_rejects_broken_markers(bad, message):
 
 
 def test_fixtures_load_without_pickle():
-    from harness.fixtures import read
+    from attnlab.core.fixtures import read
 
     for path in paths.FIXTURES_DIR.rglob("*.npz"):
         arrays = read(path)  # allow_pickle=False inside

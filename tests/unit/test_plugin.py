@@ -1,51 +1,74 @@
-"""The pytest plugin as students and CI use it, run in a subprocess like a real invocation."""
+"""The pytest plugin as students and CI use it: pytest in a subprocess (pytester), checks collected from
+spec/<id>.yaml, `--impl` as a relative or absolute path, a points table."""
 
-import subprocess
-import sys
+import pytest
 
-from harness import paths
+from attnlab.core import paths
 
-
-def run_pytest(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "tests/test_exercises.py", "-q", *args],
-                          cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+SPEC = str(paths.SPEC_DIR)
 
 
-def test_template_fails_every_exercise_as_not_implemented_without_crashing():
-    proc = run_pytest("--impl", "student_template", "-m", "softmax or rope or quiz")
-    assert proc.returncode == 1
-    out = proc.stdout
+@pytest.fixture
+def run(pytester):
+    def run(*args: str):
+        return pytester.runpytest_subprocess(SPEC, "-q", "-p", "no:cacheprovider", *args)
+    return run
+
+
+def test_checks_are_collected_from_the_specs_with_exercise_markers(pytester):
+    result = pytester.runpytest_subprocess(SPEC, "--collect-only", "-q", "-m", "causal_mask")
+    lines = [line for line in result.outlines if "::" in line]
+    assert lines and all(line.split("::")[0].endswith("spec/causal_mask.yaml") for line in lines)
+    assert {line.split("::")[1] for line in lines} >= {"short", "explicit_device"}
+
+
+def test_template_fails_every_exercise_as_not_implemented_without_crashing(run):
+    result = run("--impl", "student_template", "-m", "softmax or rope or quiz")
+    assert result.ret == 1
+    out = result.stdout.str()
     assert "Traceback" not in out and "INTERNALERROR" not in out
     assert "not implemented yet (exercise softmax: implement run_softmax)" in out
     table = out.split("points by exercise", 1)[1].splitlines()
     for row in ("softmax ", "rope ", "quiz "):
         line = next(li for li in table if li.startswith(row))
         assert "not_implemented" in line and "0.00 /" in line
-    assert " passed" not in out.splitlines()[-1]
 
 
-def test_reference_passes_and_table_totals_its_points():
-    proc = run_pytest("-m", "causal_mask or dropout")
-    assert proc.returncode == 0, proc.stdout[-2000:]
-    assert "10.00 / 10" in proc.stdout  # causal_mask 4 + dropout 6
+def test_reference_passes_and_table_totals_its_points(run):
+    result = run("-m", "causal_mask or dropout")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert "10.00 / 10" in result.stdout.str()  # causal_mask 4 + dropout 6
 
 
-def test_chinese_feedback_from_lang_option():
-    proc = run_pytest("--impl", "examples/submissions/bob_buggy", "-m", "softmax", "--lang", "zh")
-    assert proc.returncode == 1
-    assert "用例" in proc.stdout and "提示" in proc.stdout and "总计" in proc.stdout
+@pytest.mark.parametrize("form", ["relative", "absolute", "equals"])
+def test_impl_is_known_however_the_path_is_given(pytester, form):
+    """The plugin is an entry point: pytest knows --impl even when the path given after it (an absolute
+    one, outside the project) would make pytest look for conftest files elsewhere."""
+    package = paths.EXAMPLES_DIR / "alice_partial"
+    args = {"relative": ["--impl", "examples/submissions/alice_partial"], "absolute": ["--impl", str(package)],
+            "equals": [f"--impl={package}"]}[form]
+    result = pytester.runpytest_subprocess(SPEC, "-q", *args, "-m", "softmax")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert "(alice_partial)" in result.stdout.str()
 
 
-def test_missing_package_is_a_clear_error_per_test():
-    proc = run_pytest("--impl", "no/such/dir", "-m", "softmax")
-    assert proc.returncode == 1
-    assert "is not a package: it has no __init__.py" in proc.stdout
+def test_chinese_feedback_from_lang_option(run):
+    result = run("--impl", "examples/submissions/bob_buggy", "-m", "softmax", "--lang", "zh")
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert "用例" in out and "提示" in out and "总计" in out
 
 
-def test_attack_data_is_never_collected():
+def test_missing_package_is_a_clear_error_per_test(run):
+    result = run("--impl", "no/such/dir", "-m", "softmax")
+    assert result.ret == 1
+    assert "is not a package: it has no __init__.py" in result.stdout.str()
+
+
+def test_attack_data_is_never_collected(pytester):
     """tests/adversarial/conftest_hooks/conftest.py forces exit status 0: collecting the whole tests/ tree
-    (as `pytest` does) must not load it, so failing tests still fail the run."""
-    proc = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "--impl", "student_template",
-                           "-m", "causal_mask"], cwd=paths.ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 1, proc.stdout[-1500:]
-    assert "failed" in proc.stdout.splitlines()[-1]
+    (as `pytest` does) must not load it, so failing checks still fail the run."""
+    result = pytester.runpytest_subprocess(str(paths.ROOT / "tests"), SPEC, "-q", "--impl", "student_template",
+                                           "-m", "causal_mask")
+    assert result.ret == 1, result.stdout.str()[-1500:]
+    assert "failed" in result.outlines[-1]

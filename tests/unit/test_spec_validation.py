@@ -5,9 +5,9 @@ import shutil
 import pytest
 import yaml
 
-from harness import paths
-from harness.spec import SpecError
-from harness.spec_load import load_course
+from attnlab.core import paths
+from attnlab.core.spec import SpecError
+from attnlab.core.spec_load import load_course
 
 
 @pytest.fixture
@@ -82,3 +82,28 @@ def test_specs_are_frozen():
     course = load_course(paths.SPEC_DIR)
     with pytest.raises(AttributeError):
         course.get("softmax").points = 100
+
+
+def test_unknown_law_names_file_key_and_the_laws_there_are(spec_dir):
+    edit(spec_dir / "softmax.yaml", lambda d: d["properties"][1].update(check="softmax_shift_invariant"))
+    expect_error(spec_dir, "softmax.yaml", "properties[1].check", "softmax_shift_invariance", "causality")
+
+
+def test_law_parameters_are_checked_against_the_law(spec_dir):
+    edit(spec_dir / "causal_attention.yaml", lambda d: d["properties"][0].update(bse_case="x"))
+    expect_error(spec_dir, "causal_attention.yaml", "properties[0].bse_case", "'base_case'")
+    edit(spec_dir / "causal_attention.yaml", lambda d: d["properties"][0].pop("bse_case"))
+    edit(spec_dir / "causal_attention.yaml", lambda d: d["properties"][0].pop("arg"))
+    expect_error(spec_dir, "causal_attention.yaml", "properties[0].arg", "requires 'arg'")
+
+
+def test_law_references_name_a_case_and_its_arguments(spec_dir):
+    edit(spec_dir / "softmax.yaml", lambda d: d["properties"][2].update(base_case="no_such_case"))
+    expect_error(spec_dir, "softmax.yaml", "properties[2].base_case", "last_dim")
+    edit(spec_dir / "softmax.yaml", lambda d: d["properties"][2].update(base_case="last_dim", wrt=["x"]))
+    expect_error(spec_dir, "softmax.yaml", "properties[2].wrt", "in_features")
+
+
+def test_a_broken_exercise_module_names_its_file(spec_dir):
+    (spec_dir / "rope.py").write_text("import no_such_module\n")
+    expect_error(spec_dir, "rope.py", "cannot be imported", "no_such_module")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
-from harness.grade.submissions import MAX_TOTAL_BYTES, BadSubmission, Submission, prepare
+from attnlab.core import paths
+from attnlab.grade.batch.submissions import MAX_TOTAL_BYTES, BadSubmission, Submission, prepare
 
 
 def zip_with(path, entries):

@@ -7,7 +7,7 @@ import torch
 TABLE = []
 roots = [Path("/work/main")]
 try:
-    from harness import paths
+    from attnlab.core import paths
 
     roots.append(paths.ROOT)
 except Exception:

@@ -1,6 +1,6 @@
 """Reuses the self-attention exercise unchanged and forgets the causal mask: every token sees the future."""
 
-from reference import run_self_attention
+from reference.attention import run_self_attention
 
 DIAGNOSIS = "no_causal_mask"
 

@@ -3,7 +3,7 @@ laid out head by head; it is laid out q | k | v over the whole width."""
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "qkv_split_per_head"
 

@@ -3,7 +3,7 @@ which under a causal mask changes every output."""
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "qkv_order"
 

@@ -2,7 +2,7 @@
 
 import torch
 
-from reference import run_causal_attention
+from reference.attention import run_causal_attention
 
 DIAGNOSIS = None
 

@@ -3,7 +3,7 @@ return the same thing."""
 
 import torch
 
-from reference import run_causal_attention
+from reference.attention import run_causal_attention
 
 DIAGNOSIS = None
 

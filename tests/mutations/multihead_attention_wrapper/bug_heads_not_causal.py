@@ -2,7 +2,7 @@
 
 import torch
 
-from reference import run_self_attention
+from reference.attention import run_self_attention
 
 DIAGNOSIS = "no_causal_mask"
 

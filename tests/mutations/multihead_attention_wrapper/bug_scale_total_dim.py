@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "scale_by_total_dim"
 

@@ -3,7 +3,7 @@ interleaved (feature 0 of every head, then feature 1, ...) instead of head 0's b
 
 import torch
 
-from reference import run_causal_attention
+from reference.attention import run_causal_attention
 
 DIAGNOSIS = "heads_interleaved"
 

@@ -4,7 +4,7 @@ output features), runs causal attention; the head outputs are concatenated befor
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 
 def run_multihead_self_attention(d_model, num_heads, q_proj_weight, k_proj_weight, v_proj_weight,

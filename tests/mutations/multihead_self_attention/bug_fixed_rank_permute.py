@@ -3,7 +3,7 @@ dim, but unbatched input and extra leading dims fail."""
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = None
 

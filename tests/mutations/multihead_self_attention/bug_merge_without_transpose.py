@@ -3,7 +3,7 @@
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "merge_without_transpose"
 

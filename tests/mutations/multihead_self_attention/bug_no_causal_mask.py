@@ -2,7 +2,7 @@
 
 import torch.nn.functional as F
 
-from reference import run_scaled_dot_product_attention
+from reference.attention import run_scaled_dot_product_attention
 
 DIAGNOSIS = None
 

@@ -2,7 +2,7 @@
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "output_bias_ignored"
 

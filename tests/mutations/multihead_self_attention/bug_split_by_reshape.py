@@ -3,7 +3,7 @@ regrouped in memory order, so each "head" holds slices of several tokens (view, 
 
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "split_by_reshape"
 

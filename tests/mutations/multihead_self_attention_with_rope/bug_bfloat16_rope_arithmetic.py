@@ -4,7 +4,7 @@ bfloat16 (a position near 2000 to a multiple of 8), so large positions are rotat
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = None
 

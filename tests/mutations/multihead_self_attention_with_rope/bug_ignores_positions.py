@@ -3,7 +3,8 @@
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_rope, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
+from reference.rope import run_rope
 
 DIAGNOSIS = "ignores_positions"
 

@@ -4,7 +4,8 @@ frequencies run over d_model instead of restarting in every head of size d_k."""
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_rope, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
+from reference.rope import run_rope
 
 DIAGNOSIS = "rope_before_head_split"
 

@@ -4,7 +4,7 @@ each head's frequencies become theta^(-2i/d_model) instead of theta^(-2i/d_k).""
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "rope_dim_d_model"
 

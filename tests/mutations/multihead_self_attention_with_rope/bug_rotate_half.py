@@ -4,7 +4,7 @@ copied from Hugging Face Llama, instead of the interleaved pairs of this course.
 import torch
 import torch.nn.functional as F
 
-from reference import run_causal_mask, run_scaled_dot_product_attention
+from reference.attention import run_causal_mask, run_scaled_dot_product_attention
 
 DIAGNOSIS = "rotate_half"
 

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 
 def run_scaled_dot_product_attention(Q, K, V, mask=None):

@@ -3,7 +3,7 @@ to the allowed scores changes little and masks nothing."""
 
 import math
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "additive_float_mask"
 

@@ -3,7 +3,7 @@ may see (seeds 001/002 store the masked positions as True; this exercise stores 
 
 import math
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "inverted_mask"
 

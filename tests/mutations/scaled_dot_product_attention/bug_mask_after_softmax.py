@@ -3,7 +3,7 @@ without step 3): the masked keys get weight 0 but the rows no longer sum to 1.""
 
 import math
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "mask_after_softmax"
 

@@ -1,6 +1,6 @@
 """Forgets the 1/√d_k: softmax(Q Kᵀ) V, the weight-free formula of seed 001 §3.3."""
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "no_scaling"
 

@@ -2,7 +2,7 @@
 
 import math
 
-from reference import run_softmax
+from reference.softmax import run_softmax
 
 DIAGNOSIS = "scale_by_d_v"
 

@@ -1,0 +1,227 @@
+"""The checks, written once: build a case's inputs, call the implementation, check shape, dtype, device,
+inputs unchanged, values, then diagnose. Used in-process by the pytest plugin and by the grader's judge.
+"""
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+import torch
+
+from attnlab.core import fixtures, inputs
+from attnlab.core.compare import compare, tolerance_for
+from attnlab.core.diagnose import diagnose
+from attnlab.core.i18n import Message, t
+from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
+from attnlab.core.outcomes import RAISED, CheckFailure, Outcome
+from attnlab.core.results import CheckResult
+from attnlab.core.spec import CaseSpec, ExerciseSpec, PropertySpec
+from attnlab.core.status import Status
+from attnlab.core.typecheck import check_call
+
+_MEMO: dict[tuple, Any] = {}  # Context.memo: per process, keyed by reference, exercise, seed and key
+_MEMO_LOCK = threading.Lock()
+
+
+@dataclass
+class Context:
+    """Everything a check needs about one exercise and one implementation under test."""
+
+    exercise: ExerciseSpec
+    impl: Implementation
+    reference: ModuleType | None  # the trusted reference package (absent in a handout)
+    signature: Callable  # whose annotations define the expected shapes
+    lang: str = "en"
+    fresh_seed: int | None = None  # grade.py: draw every random input anew from this seed
+    fixtures_dir: Any = None
+    deep_guard: bool = True  # see attnlab.core.forbidden: False while a law repeats its calls
+
+    def call_many(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor | Outcome | CheckFailure]:
+        """Each call's checked output (shape, dtype, device, inputs untouched), or what it raised, in
+        order. The implementation decides when the calls are made (see attnlab.core.impl)."""
+        ex = self.exercise
+        results = self.impl.call_many(exercise=ex.id, module=ex.module, function=ex.function, calls=calls,
+                                      forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
+        for args, result in zip(calls, results, strict=True):
+            if isinstance(result, Exception):
+                yield result
+                continue
+            try:
+                yield self._checked(args, result)
+            except RAISED as exc:
+                yield exc
+
+    def outputs(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor]:
+        """The checked outputs of `calls`, raising the first failure, as calling them one by one would."""
+        for got in self.call_many(calls):
+            if isinstance(got, Exception):
+                raise got
+            yield got
+
+    def call(self, args: dict[str, Any]) -> torch.Tensor:
+        return next(self.outputs([args]))
+
+    def vjp(self, args: dict[str, Any], *, wrt: tuple[str, ...], cotangent: torch.Tensor):
+        ex = self.exercise
+        return self.impl.vjp(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
+                             forbidden_calls=ex.forbidden, wrt=wrt, cotangent=cotangent)
+
+    def _checked(self, args: dict[str, Any], result: Returned) -> torch.Tensor:
+        out = result.output
+        check_call(self.signature, args, out, name=self.exercise.function)
+        if result.modified:
+            raise CheckFailure("modified", names=", ".join(result.modified))
+        if result.aliases:
+            raise CheckFailure("alias", name=result.aliases[0])
+        self._check_dtype_device(args, out)
+        return out
+
+    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor) -> None:
+        like = args.get(self.exercise.returns[0].like)
+        if not isinstance(like, torch.Tensor) or not like.is_floating_point():
+            return
+        if out.dtype != like.dtype:
+            raise CheckFailure("dtype", got=out.dtype, expected=like.dtype)
+        if out.device != like.device:
+            raise CheckFailure("device", got=out.device, expected=like.device)
+
+    def reference_function(self) -> Callable:
+        return find_function(self.reference, self.exercise.module, self.exercise.function)
+
+    def reference_call(self, args: dict[str, Any]) -> torch.Tensor:
+        with torch.no_grad():
+            return self.reference_function()(**args)
+
+    def stored_misconceptions(self, case: CaseSpec) -> dict[str, torch.Tensor] | None:
+        """None: run misconceptions live (reference present); else their outputs saved in the fixture."""
+        if self.reference is not None or self.fresh_seed is not None or self.fixtures_dir is None:
+            return None
+        path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
+        return fixtures.stored_misconceptions(path) if path.exists() else {}
+
+    def case_data(self, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:
+        """Inputs and float64 expected output: the saved fixture, or fresh draws scored by the reference."""
+        if self.fresh_seed is None and self.fixtures_dir is not None:
+            path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
+            if path.exists():
+                return fixtures.load_case(path, case)
+        if self.reference is None:
+            raise FileNotFoundError(f"no fixture for {self.exercise.id}/{case.name} and no reference")
+
+        def draw():
+            args = inputs.build_args(case, fresh_seed=self.fresh_seed)
+            return args, self.reference_call(inputs.to_float64(args)) if "value" in case.checks else None
+        args, expected = self.memo(("case", case.name), draw)
+        return inputs.copy_args(args), expected
+
+    def reference_gradients(self, case_name: str, wrt: tuple[str, ...], args: dict[str, Any]):
+        """(cotangent, the reference's gradients) for the gradient law on `args` (the case's float64 inputs):
+        computed by the reference, else read from the case's fixture; None where neither exists."""
+        if self.reference is None:
+            case = next(c for c in self.exercise.cases if c.name == case_name)
+            path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case) if self.fixtures_dir else None
+            return fixtures.stored_gradients(path, wrt) if path is not None and path.exists() else None
+
+        def compute():
+            return gradients_of(self.reference_function(), self.exercise, args, wrt)
+        return self.memo(("gradient", case_name, wrt), compute)
+
+    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """compute() once per grading run (fresh seed) and exercise, shared by every submission graded in
+        this process: fresh inputs and what the reference makes of them depend on the seed alone.
+        Callers must not modify what it returns (copy first). Without a fresh seed: computed every time."""
+        if self.fresh_seed is None:
+            return compute()
+        full = (id(self.reference), self.exercise.path, self.exercise.id, self.fresh_seed, *key)
+        with _MEMO_LOCK:
+            if full not in _MEMO:
+                _MEMO[full] = compute()
+            return _MEMO[full]
+
+
+def gradients_of(fn: Callable, exercise: ExerciseSpec, args: dict[str, Any], wrt: tuple[str, ...]):
+    """A fixed random cotangent for fn's output on `args`, and the gradients of <output, cotangent>."""
+    from attnlab.core.laws import noise
+
+    with torch.no_grad():
+        cotangent = noise(fn(**args), 13)
+    _, grads = vjp_call(fn, exercise=exercise.id, function=exercise.function, kwargs=args, forbidden_calls=(),
+                        wrt=wrt, cotangent=cotangent)
+    return cotangent, grads
+
+
+def describe_inputs(args: dict[str, Any]) -> str:
+    parts = []
+    for name, value in args.items():
+        if isinstance(value, torch.Tensor):
+            layout = "" if value.is_contiguous() else ", non-contiguous"
+            parts.append(f"{name}={tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}{layout}")
+        elif isinstance(value, torch.Generator):
+            parts.append(f"{name}=Generator(seed={value.initial_seed()})")
+        elif isinstance(value, torch.device):
+            parts.append(f"{name}={str(value)!r}")
+        else:
+            parts.append(f"{name}={value!r}")
+    return ", ".join(parts)
+
+
+def _failure_text(ctx: Context, case: str, args: dict[str, Any], detail: Message,
+                  diagnosis: str = "") -> str:
+    lang = ctx.lang
+    lines = [t("case_header", lang, exercise=ctx.exercise.id, case=case),
+             "  " + t("inputs", lang, shapes=describe_inputs(args)), "  " + detail.text(lang)]
+    if diagnosis:
+        lines.append("  " + t("diagnosis", lang, message=diagnosis))
+    return "\n".join(lines)
+
+
+def hint_line(exercise: ExerciseSpec, lang: str) -> str:
+    """Shown once under an exercise's failures (pytest: under each failing test)."""
+    return "  " + t("hint", lang, hint=exercise.hint(lang))
+
+
+def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
+    return next(run_cases(ctx, [case]))
+
+
+def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
+    """Each case's result, in order. Their calls go out together (Context.call_many), so every case's
+    inputs are built first; with an in-process implementation each call is made as its result is asked for."""
+    data = [ctx.case_data(case) for case in cases]
+    for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data])):
+        yield _case_result(ctx, case, args, expected, got)
+
+
+def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: torch.Tensor | None,
+                 got: torch.Tensor | Outcome | CheckFailure) -> CheckResult:
+    if isinstance(got, RAISED):
+        return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message))
+    if expected is None:
+        return CheckResult(case.name, True, Status.PASSED)
+    tol = tolerance_for(ctx.exercise.tolerance, got.dtype)
+    mismatch = compare(got, expected, tol)
+    if mismatch is None:
+        return CheckResult(case.name, True, Status.PASSED)
+    found = diagnose(ctx.exercise, args, got, tol, stored=ctx.stored_misconceptions(case))
+    text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
+    return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "")
+
+
+def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
+    """Check the spec's law `prop.check` (resolved and validated when the spec loaded) with its params."""
+    try:
+        prop.law(dataclasses.replace(ctx, deep_guard=False), **prop.params)
+    except Outcome as outcome:
+        return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, outcome.message, law=False),
+                           kind="property")
+    except CheckFailure as failure:
+        return CheckResult(prop.name, False, Status.FAILED, _property_text(ctx, prop.name, failure.message),
+                           kind="property")
+    return CheckResult(prop.name, True, Status.PASSED, kind="property")
+
+
+def _property_text(ctx: Context, name: str, detail: Message, law: bool = True) -> str:
+    body = t("property_failed", ctx.lang, name=name, detail=detail) if law else detail.text(ctx.lang)
+    return "\n".join([t("property_header", ctx.lang, exercise=ctx.exercise.id, name=name), "  " + body])

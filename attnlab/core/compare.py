@@ -1,0 +1,47 @@
+"""Comparing an output with its float64 expected value, and saying exactly where and by how much it differs."""
+
+import torch
+
+from attnlab.core.i18n import Message
+from attnlab.core.spec import Tolerance
+
+
+def tolerance_for(tolerances: dict[str, Tolerance], dtype: torch.dtype) -> Tolerance:
+    name = str(dtype).removeprefix("torch.")
+    return tolerances.get(name) or tolerances["float32"]
+
+
+def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
+    """The multi-index of a C-order flat index (plain arithmetic: torch.unravel_index imports sympy, ~1 s)."""
+    index = []
+    for size in reversed(shape):
+        flat_index, i = divmod(flat_index, size) if size else (flat_index, 0)
+        index.append(i)
+    return tuple(reversed(index))
+
+
+def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Message | None:
+    """None when every element satisfies |got - expected| <= atol + rtol * |expected| (NaN never does)."""
+    g = got.detach().to("cpu", torch.float64)
+    e = expected.detach().to("cpu", torch.float64)
+    close = torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    if bool(close.all()):  # NaN or ±inf only where expected has the same
+        return None
+    bad_finite = ~torch.isfinite(g) & torch.isfinite(e)
+    if bad_finite.any():
+        first = int(bad_finite.flatten().nonzero()[0])
+        return Message("nan", {"count": int(bad_finite.sum()), "index": _index(first, g.shape)})
+    err = (g - e).abs().nan_to_num(nan=float("inf"))
+    flat = int(err.flatten().argmax())
+    idx = _index(flat, g.shape)
+    return Message("mismatch", {"bad": int((~close).sum()), "total": close.numel(), "err": float(err.flatten()[flat]),
+                                "index": idx, "got": float(g.flatten()[flat]), "expected": float(e.flatten()[flat]),
+                                "atol": tol.atol, "rtol": tol.rtol, "dtype": str(got.dtype).removeprefix("torch.")})
+
+
+def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
+    """Equal within tolerance, NaN where the other has NaN (bugs whose symptom is NaN can be named)."""
+    if got.shape != expected.shape:
+        return False
+    g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
+    return bool(torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True).all())

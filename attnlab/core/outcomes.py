@@ -1,0 +1,98 @@
+"""What can go wrong when the code under test is called, as exceptions the checks turn into a status.
+
+Every driver (in-process pytest, the grading runner) raises exactly these, so a check is written once.
+Each carries a catalogue message (attnlab.core.i18n), rendered in the reader's language by `text(lang)`;
+`str()` is the English text.
+"""
+
+from typing import Any
+
+from attnlab.core.i18n import Message
+from attnlab.core.status import Status
+
+
+class Outcome(Exception):
+    """Base: the call did not produce a usable output."""
+
+    status = Status.ERROR
+
+    def __init__(self, key: str, /, **values: Any):
+        self.message = Message(key, values)
+        super().__init__(key)
+
+    def text(self, lang: str = "en") -> str:
+        return self.message.text(lang)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
+class NotImplementedByStudent(Outcome):
+    status = Status.NOT_IMPLEMENTED
+
+
+class ForbiddenCall(Outcome):
+    status = Status.FORBIDDEN
+
+    def __init__(self, exercise: str, call: str):
+        super().__init__("forbidden_call", exercise=exercise, call=call)
+        self.call = call
+
+
+class SubmissionError(Outcome):
+    """The submission raised, could not be imported, or returned something that is not a tensor."""
+
+    status = Status.ERROR
+
+
+class ShapeError(Outcome):
+    """The returned tensor does not match the signature's annotation (checked with jaxtyping + beartype)."""
+
+    status = Status.FAILED
+
+
+class TimeLimit(Outcome):
+    """The submission used up its time: CPU time, or wall-clock time with the machine not to blame."""
+
+    status = Status.TIMEOUT
+
+
+class Overloaded(Outcome):
+    """Only the wall-clock backstop ran out while the submission's own CPU time was within its limit."""
+
+    status = Status.OVERLOADED
+
+
+class MemoryLimit(Outcome):
+    status = Status.MEMORY
+
+
+class NotApplicable(Outcome):
+    """The check cannot apply to this implementation (e.g. a dtype its framework lacks)."""
+
+    status = Status.NOT_APPLICABLE
+
+
+class NotRun(Outcome):
+    """The check could not run here (no such device, no reference values to compare with)."""
+
+    status = Status.NOT_RUN
+
+
+class CheckFailure(AssertionError):
+    """A check ran and the output was wrong."""
+
+    status = Status.FAILED
+
+    def __init__(self, key: str, /, **values: Any):
+        self.message = Message(key, values)
+        super().__init__(key)
+
+    def text(self, lang: str = "en") -> str:
+        return self.message.text(lang)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
+RAISED = (Outcome, CheckFailure)  # what a call or check may raise into the checks

@@ -1,0 +1,52 @@
+"""Typed results: one ExerciseResult per exercise, one SubmissionResult per graded submission.
+
+These are the only shapes results take; JSON, CSV, Gradescope and the HTML report are views of them.
+"""
+
+from dataclasses import asdict, dataclass, field
+
+from attnlab.core.status import Status
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One case or property check inside an exercise."""
+
+    name: str
+    passed: bool
+    status: Status
+    message: str = ""
+    diagnosis: str = ""  # misconception id matched, if any
+    kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    id: str
+    function: str | None  # the run_* name; None for the quiz
+    score: float
+    max_score: float
+    status: Status
+    feedback: str
+    checks: tuple[CheckResult, ...] = field(default=())
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "function": self.function, "score": self.score, "max_score": self.max_score,
+                "status": str(self.status), "feedback": self.feedback,
+                "diagnoses": sorted({c.diagnosis for c in self.checks if c.diagnosis})}
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    submission: str
+    score: float
+    max_score: float
+    exercises: tuple[ExerciseResult, ...]
+    started_at: str
+    duration_s: float
+    harness_version: str
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["exercises"] = [e.to_json() for e in self.exercises]
+        return data

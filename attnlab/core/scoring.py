@@ -1,0 +1,94 @@
+"""From checks to an ExerciseResult: which checks run, and how they score.
+
+Scoring: score = points × (cases passed / cases) × (1 + properties passed / properties) / 2. Properties
+scale the case score rather than add to it: a function returning zeros satisfies causality and
+permutation laws, and must not earn points for that alone; failing every law halves the case score. A
+forbidden call anywhere scores the exercise 0. Status is "passed" when all pass, "failed" when some pass,
+else the most telling status of the failures (status.SEVERITY).
+"""
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from attnlab.core import paths
+from attnlab.core.checks import Context, hint_line, run_cases, run_property
+from attnlab.core.i18n import t
+from attnlab.core.impl import Implementation, find_function, load_package
+from attnlab.core.results import CheckResult, ExerciseResult
+from attnlab.core.spec import ExerciseSpec
+from attnlab.core.status import SEVERITY, STOPS, Status
+
+FEEDBACK_FAILURES = 3  # failures quoted in an exercise's feedback; the rest are counted
+
+
+def load_reference() -> ModuleType | None:
+    """The trusted reference package, or None where it is not shipped (a student handout)."""
+    try:
+        return importlib.import_module("reference")
+    except ModuleNotFoundError:
+        return None
+
+
+def signature_source(exercise: ExerciseSpec, reference: ModuleType | None):
+    """The function whose annotations define expected shapes: the reference's, else the pristine stub's."""
+    package = reference if reference is not None else load_package(paths.TEMPLATE_DIR)
+    return find_function(package, exercise.module, exercise.function)
+
+
+def make_context(exercise: ExerciseSpec, impl: Implementation, *, lang: str = "en",
+                 fresh_seed: int | None = None, reference: ModuleType | None = None,
+                 fixtures_dir: Path | None = paths.FIXTURES_DIR) -> Context:
+    reference = reference if reference is not None else load_reference()
+    return Context(exercise=exercise, impl=impl, reference=reference,
+                   signature=signature_source(exercise, reference), lang=lang, fresh_seed=fresh_seed,
+                   fixtures_dir=fixtures_dir)
+
+
+def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]:
+    """All checks of the exercise; after an outcome in status.STOPS the rest are not run."""
+    results: list[CheckResult] = []
+
+    def stopped() -> Status | None:
+        return results[-1].status if results and results[-1].status in STOPS else None
+
+    cases = [c for c in ctx.exercise.cases if c.visible or not visible_only]
+    case_results = run_cases(ctx, cases)  # a generator: see run_cases
+    for case in cases:
+        status = stopped()
+        results.append(CheckResult(case.name, False, status, "") if status else next(case_results))
+    for prop in ctx.exercise.properties:
+        if prop.visible or not visible_only:
+            status = stopped()
+            results.append(CheckResult(prop.name, False, status, "", kind="property") if status
+                           else run_property(ctx, prop))
+    return results
+
+
+def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> ExerciseResult:
+    passed = sum(c.passed for c in checks)
+    statuses = {c.status for c in checks if not c.passed}
+    if Status.FORBIDDEN in statuses:
+        status, score = Status.FORBIDDEN, 0.0
+    elif not statuses:
+        status, score = Status.PASSED, exercise.points
+    else:
+        status = Status.FAILED if passed else next(s for s in SEVERITY if s in statuses)
+        score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
+    failures = [c.message for c in checks if not c.passed and c.message]
+    feedback = "\n".join(failures[:FEEDBACK_FAILURES]) if failures else t("passed", lang)
+    if len(failures) > FEEDBACK_FAILURES:
+        feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
+    if failures and status != Status.NOT_IMPLEMENTED:
+        feedback += "\n" + hint_line(exercise, lang)
+    return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
+                          max_score=exercise.points, status=status, feedback=feedback, checks=tuple(checks))
+
+
+def _fraction(checks: list[CheckResult], kind: str) -> float:
+    of_kind = [c for c in checks if c.kind == kind]
+    return sum(c.passed for c in of_kind) / len(of_kind) if of_kind else 1.0
+
+
+def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:
+    return summarise(ctx.exercise, run_checks(ctx, visible_only=visible_only), ctx.lang)

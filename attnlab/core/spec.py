@@ -1,0 +1,150 @@
+"""Exercise specs: YAML in spec/, loaded into frozen dataclasses and validated.
+
+A bad spec fails with SpecError naming the file, the key path and what was expected, e.g.
+`spec/softmax.yaml: cases[2].args.in_features.dtype: expected one of [...], got 'float'`.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+LANGS = ("en", "zh")
+ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device")
+TENSOR_DTYPES = ("float32", "float64", "bfloat16", "float16")
+CASE_CHECKS = ("value",)
+
+
+class SpecError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Text:
+    en: str
+    zh: str
+
+    def get(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class ArgRecipe:
+    kind: str  # "value" (a plain YAML scalar) or one of ARG_KINDS
+    value: Any = None  # the scalar, the literal nested list, or the (low, high) range of a randint
+    shape: tuple[int, ...] = ()
+    dtype: str = "float32"
+    seed: int = 0
+    dist: str = "normal"
+    scale: Any = 1.0  # a number or a nested list broadcast against the shape
+    offset: float = 0.0
+    layout: str = "contiguous"
+    order: str = "arange"  # positions: arange | shuffled | random
+    max_position: int = 4096
+    pattern: str = "causal"  # mask: causal | random
+
+    @property
+    def is_float_data(self) -> bool:
+        """A floating-point tensor of data (not a mask): outputs keep the dtype and device of such inputs."""
+        return self.kind in ("tensor", "literal")
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    name: str
+    visible: bool
+    args: Mapping[str, ArgRecipe]
+    checks: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PropertySpec:
+    name: str
+    check: str  # the law's name: the exercise's own (spec/<id>.py) or a generic one (attnlab.core.laws)
+    visible: bool
+    params: Mapping[str, Any]
+    law: Callable[..., None] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Output:
+    """One returned tensor: its name (in feedback and fixtures) and the argument whose dtype and device it
+    keeps (None: no floating-point input, e.g. a mask built from an integer)."""
+
+    name: str
+    like: str | None
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    message: Text
+
+
+@dataclass(frozen=True)
+class ExerciseSpec:
+    id: str
+    function: str
+    module: str
+    title: Text
+    description: Text
+    points: float
+    hints: Mapping[str, tuple[str, ...]]
+    forbidden: tuple[str, ...]
+    tolerance: Mapping[str, Tolerance]
+    tolerance_why: str
+    cases: tuple[CaseSpec, ...]
+    properties: tuple[PropertySpec, ...]
+    misconceptions: tuple[Misconception, ...]
+    returns: tuple[Output, ...] = (Output("output", None),)
+    path: Path = field(compare=False, default=Path())
+    kind: str = "function"
+
+    def hint(self, lang: str) -> str:
+        return " ".join(self.hints.get(lang) or self.hints["en"])
+
+
+@dataclass(frozen=True)
+class QuizQuestion:
+    id: str
+    kind: str  # "numeric" | "choice"
+    prompt: Text
+    points: float
+    choices: Mapping[str, Text]
+    tolerance: float
+
+
+@dataclass(frozen=True)
+class QuizSpec:
+    id: str
+    title: Text
+    description: Text
+    points: float
+    answers_file: str
+    questions: tuple[QuizQuestion, ...]
+    path: Path = field(compare=False, default=Path())
+    function: None = None
+    kind: str = "quiz"
+
+
+@dataclass(frozen=True)
+class Course:
+    title: Text
+    total_points: float
+    exercises: tuple[ExerciseSpec | QuizSpec, ...]
+
+    def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
+        for ex in self.exercises:
+            if ex.id == exercise_id:
+                return ex
+        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(e.id for e in self.exercises)}")
+
+    @property
+    def coded(self) -> tuple[ExerciseSpec, ...]:
+        return tuple(e for e in self.exercises if isinstance(e, ExerciseSpec))

@@ -1,0 +1,319 @@
+"""Reading spec YAML into attnlab.core.spec dataclasses, with errors that name file, key and expectation."""
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from attnlab.core.spec import (ARG_KINDS, CASE_CHECKS, LANGS, TENSOR_DTYPES, ArgRecipe, CaseSpec, Course,
+                               ExerciseSpec, Misconception, Output, PropertySpec, QuizQuestion, QuizSpec, SpecError,
+                               Text, Tolerance)
+
+_MISSING = object()
+
+
+class Node:
+    """A YAML value plus where it came from, so every error can say `file: key.path: ...`."""
+
+    def __init__(self, value: Any, file: Path, where: str = ""):
+        self.value, self.file, self.where = value, file, where
+
+    def fail(self, expected: str, got: Any = _MISSING) -> SpecError:
+        shown = "" if got is _MISSING else f", got {got!r}"
+        return SpecError(f"{self.file}: {self.where or '<top>'}: expected {expected}{shown}")
+
+    def child(self, key: str | int) -> "Node":
+        sep = f"[{key}]" if isinstance(key, int) else (f".{key}" if self.where else key)
+        return Node(self.value[key] if key in self._keys() else _MISSING, self.file, self.where + sep)
+
+    def _keys(self):
+        return range(len(self.value)) if isinstance(self.value, list) else self.value
+
+    def get(self, key: str, kind: type | tuple, default: Any = _MISSING) -> Any:
+        node = self.child(key)
+        if node.value is _MISSING:
+            if default is _MISSING:
+                raise node.fail(f"a {_name(kind)} (this key is required)")
+            return default
+        if not isinstance(node.value, kind) or (kind in (int, float) and isinstance(node.value, bool)):
+            raise node.fail(f"a {_name(kind)}", node.value)
+        return node.value
+
+    def mapping(self, key: str, required: bool = True) -> "Node":
+        node = self.child(key)
+        if node.value is _MISSING and not required:
+            return Node({}, self.file, node.where)
+        if not isinstance(node.value, dict):
+            raise node.fail("a mapping", None if node.value is _MISSING else node.value)
+        return node
+
+    def items(self):
+        return [(k, self.child(k)) for k in self.value]
+
+    def sequence(self, key: str, required: bool = True) -> list["Node"]:
+        node = self.child(key)
+        if node.value is _MISSING and not required:
+            return []
+        if not isinstance(node.value, list):
+            raise node.fail("a list", None if node.value is _MISSING else node.value)
+        return [node.child(i) for i in range(len(node.value))]
+
+    def one_of(self, key: str, options: tuple, default: Any = _MISSING) -> Any:
+        value = self.get(key, str, default)
+        if value not in options:
+            raise self.child(key).fail(f"one of {list(options)}", value)
+        return value
+
+    def only(self, allowed: set[str]) -> None:
+        extra = sorted(set(self.value) - allowed)
+        if extra:
+            raise self.fail(f"only keys {sorted(allowed)}", extra[0])
+
+
+def _name(kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({int: "integer", float: "number", str: "string", bool: "boolean", list: "list",
+                        dict: "mapping"}.get(k, k.__name__) for k in kinds)
+
+
+# libyaml's safe loader when pyyaml was built with it (every wheel is): same data, ~10x faster to parse
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_safe_yaml(text: str):
+    """Plain data only (no Python objects), as yaml.safe_load."""
+    return yaml.load(text, Loader=SAFE_LOADER)  # a safe loader, C or Python
+
+
+def read_yaml(path: Path) -> Node:
+    try:
+        data = load_safe_yaml(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}: not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
+    node = Node(data, path)
+    if not isinstance(data, dict):
+        raise node.fail("a mapping at the top level", data)
+    return node
+
+
+def text(node: Node, key: str) -> Text:
+    m = node.mapping(key)
+    return Text(**{lang: m.get(lang, str) for lang in LANGS})
+
+
+def default_seed(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256(":".join(parts).encode()).digest()[:4], "big")
+
+
+def arg_recipe(node: Node, seed: int) -> ArgRecipe:
+    if not isinstance(node.value, dict):
+        if node.value is not None and not isinstance(node.value, (int, float, str, bool)):
+            raise node.fail("a scalar or a recipe mapping", node.value)
+        return ArgRecipe(kind="value", value=node.value)
+    kinds = [k for k in ARG_KINDS if k in node.value]
+    if len(kinds) != 1:
+        raise node.fail(f"exactly one of {list(ARG_KINDS)}", sorted(node.value))
+    kind = kinds[0]
+    fields: dict[str, Any] = {"kind": kind, "seed": node.get("seed", int, seed)}
+    if kind == "generator":
+        node.only({"generator"})
+        return ArgRecipe(kind=kind, seed=node.get("generator", int))
+    if kind == "device":  # the device under test (cpu unless a run asks for another)
+        node.only({"device"})
+        node.one_of("device", ("under_test",))
+        return ArgRecipe(kind=kind)
+    if kind == "randint":  # an integer such as seq_len, drawn from [low, high] (inclusive)
+        node.only({"randint", "seed"})
+        bounds = node.get("randint", list)
+        if len(bounds) != 2 or not all(isinstance(b, int) for b in bounds) or bounds[0] > bounds[1]:
+            raise node.child("randint").fail("[low, high] integers with low <= high", bounds)
+        return ArgRecipe(kind=kind, value=tuple(bounds), seed=fields["seed"])
+    if kind == "literal":
+        fields["value"] = node.get("literal", list)
+    else:
+        shape = node.get(kind, list)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise node.child(kind).fail("a list of non-negative integers (the shape)", shape)
+        fields["shape"] = tuple(shape)
+    dtypes = {"positions": ("int64",), "mask": ("bool", "float32", "float64")}.get(kind, TENSOR_DTYPES)
+    fields["dtype"] = node.one_of("dtype", dtypes, dtypes[0])
+    fields["layout"] = node.one_of("layout", ("contiguous", "transposed", "strided"), "contiguous")
+    if kind == "tensor":
+        fields["dist"] = node.one_of("dist", ("normal", "uniform"), "normal")
+        fields["scale"] = node.get("scale", (int, float, list), 1.0)
+        fields["offset"] = float(node.get("offset", (int, float), 0.0))
+    if kind == "positions":
+        fields["order"] = node.one_of("order", ("arange", "shuffled", "random"), "arange")
+        fields["offset"] = node.get("offset", int, 0)
+        fields["max_position"] = node.get("max_position", int, 4096)
+    if kind == "mask":
+        fields["pattern"] = node.one_of("pattern", ("causal", "random"), "causal")
+    node.only({kind, "seed", "dtype", "layout", "dist", "scale", "offset", "order", "max_position", "pattern"})
+    return ArgRecipe(**fields)
+
+
+def case(node: Node, exercise_id: str) -> CaseSpec:
+    node.only({"name", "visible", "args", "checks", "note"})
+    name = node.get("name", str)
+    args = {arg: arg_recipe(value, default_seed(exercise_id, name, arg))
+            for arg, value in node.mapping("args").items()}
+    checks = tuple(node.get("checks", list, ["value"]))
+    for i, check in enumerate(checks):
+        if check not in CASE_CHECKS:
+            raise node.child("checks").child(i).fail(f"one of {list(CASE_CHECKS)}", check)
+    return CaseSpec(name=name, visible=node.get("visible", bool), args=args, checks=checks,
+                    note=node.get("note", str, ""))
+
+
+def prop(node: Node, code, cases: tuple[CaseSpec, ...]) -> PropertySpec:
+    """A property: its law resolved (the exercise's own, else generic) and its params checked against the
+    law's signature, and names of cases and arguments in them against the spec."""
+    check = node.get("check", str)
+    law = code.find_law(check)
+    if law is None:
+        raise node.child("check").fail(f"a law: one of {code.law_names()} (or an @law in the exercise's .py)",
+                                       check)
+    from attnlab.core.laws import parameters
+
+    params = {k: v.value for k, v in node.items() if k not in ("name", "check", "visible")}
+    wanted = parameters(law)
+    for name in params:
+        if name not in wanted:
+            raise node.child(name).fail(f"a parameter of law {check!r}: one of {sorted(wanted)}", name)
+    for name, parameter in wanted.items():
+        if parameter.default is parameter.empty and name not in params:
+            raise node.child(name).fail(f"a value: law {check!r} requires {name!r}")
+    _check_law_references(node, params, cases)
+    return PropertySpec(name=node.get("name", str), check=check, visible=node.get("visible", bool), params=params,
+                        law=law)
+
+
+def _check_law_references(node: Node, params: dict, cases: tuple[CaseSpec, ...]) -> None:
+    """`base_case` names a case; `arg`, `wrt` and the keys of `permute` name arguments of that case."""
+    if "base_case" not in params:
+        return
+    case = next((c for c in cases if c.name == params["base_case"]), None)
+    if case is None:
+        raise node.child("base_case").fail(f"the name of a case: one of {[c.name for c in cases]}",
+                                           params["base_case"])
+    named = {"arg": [params.get("arg")], "wrt": params.get("wrt") or [], "permute": list(params.get("permute") or {})}
+    for key, names in named.items():
+        for name in names:
+            if name is not None and name not in case.args:
+                raise node.child(key).fail(f"arguments of case {case.name!r}: {sorted(case.args)}", name)
+
+
+def tolerance(node: Node) -> tuple[dict[str, Tolerance], str]:
+    tol = node.mapping("tolerance")
+    by_dtype = {}
+    for dtype in TENSOR_DTYPES:
+        if dtype in tol.value:
+            t = tol.mapping(dtype)
+            t.only({"atol", "rtol"})
+            by_dtype[dtype] = Tolerance(atol=float(t.get("atol", (int, float))),
+                                        rtol=float(t.get("rtol", (int, float))))
+    for dtype in ("float32", "float64"):
+        if dtype not in by_dtype:
+            raise tol.child(dtype).fail("atol/rtol for this dtype (float32 and float64 are required)")
+    why = tol.get("why", str)
+    if len(why.strip()) < 20:
+        raise tol.child("why").fail("a real one-line justification of the tolerance", why)
+    return by_dtype, why
+
+
+EXERCISE_KEYS = {"kind", "id", "function", "module", "title", "description", "points", "hints", "forbidden",
+                 "tolerance", "cases", "properties", "misconceptions", "returns"}
+
+
+def returns(node: Node, cases: tuple[CaseSpec, ...]) -> tuple[Output, ...]:
+    """The outputs (default: one, "output"), each keeping the dtype and device of the argument it is `like`
+    (default: the first floating-point data argument of the first case)."""
+    first = next((name for name, r in cases[0].args.items() if r.is_float_data), None)
+    listed = node.sequence("returns", required=False)
+    if not listed:
+        return (Output("output", first),)
+    outputs = []
+    for item in listed:
+        item.only({"name", "like"})
+        like = item.get("like", (str, type(None)), first)
+        if like is not None and like not in cases[0].args:
+            raise item.child("like").fail(f"an argument of the cases: one of {sorted(cases[0].args)}", like)
+        outputs.append(Output(item.get("name", str), like))
+    return tuple(outputs)
+
+
+def exercise(path: Path, node: Node) -> ExerciseSpec:
+    node.only(EXERCISE_KEYS)
+    node.one_of("kind", ("function",), "function")
+    ex_id = node.get("id", str)
+    if ex_id != path.stem:
+        raise node.child("id").fail(f"the file's name {path.stem!r} (one id joins everything)", ex_id)
+    function = node.get("function", str)
+    if function != f"run_{ex_id}":
+        raise node.child("function").fail(f"'run_{ex_id}'", function)
+    hints = node.mapping("hints")
+    by_tol, why = tolerance(node)
+    cases = tuple(case(c, ex_id) for c in node.sequence("cases"))
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names) or not cases:
+        raise node.child("cases").fail("at least one case, with unique names", names)
+    from attnlab.core.exercises import code_for  # imports torch: only once an exercise is loaded
+
+    try:
+        code = code_for(path.parent, ex_id)
+    except ImportError as exc:
+        raise SpecError(f"{path.with_suffix('.py')}: cannot be imported: {exc}") from None
+    return ExerciseSpec(
+        id=ex_id, function=function, module=node.get("module", str),
+        title=text(node, "title"), description=text(node, "description"),
+        points=float(node.get("points", (int, float))),
+        hints={lang: tuple(h.value for h in hints.sequence(lang)) for lang in LANGS},
+        forbidden=tuple(n.value for n in node.sequence("forbidden", required=False)),
+        tolerance=by_tol, tolerance_why=why, cases=cases,
+        properties=tuple(prop(p, code, cases) for p in node.sequence("properties", required=False)),
+        returns=returns(node, cases),
+        misconceptions=tuple(Misconception(id=m.get("id", str), message=text(m, "message"))
+                             for m in node.sequence("misconceptions", required=False)),
+        path=path)
+
+
+def quiz(path: Path, node: Node) -> QuizSpec:
+    node.only({"kind", "id", "title", "description", "answers_file", "questions"})
+    questions = []
+    for q in node.sequence("questions"):
+        q.only({"id", "kind", "prompt", "points", "choices", "tolerance"})
+        kind = q.one_of("kind", ("numeric", "choice"))
+        choices_node = q.mapping("choices", required=kind == "choice")
+        choices = {key: text(choices_node, key) for key in choices_node.value}
+        questions.append(QuizQuestion(
+            id=q.get("id", str), kind=kind, prompt=text(q, "prompt"), points=float(q.get("points", (int, float))),
+            choices=choices, tolerance=float(q.get("tolerance", (int, float), 0.0))))
+    return QuizSpec(id=node.get("id", str), title=text(node, "title"), description=text(node, "description"),
+                    points=sum(q.points for q in questions), answers_file=node.get("answers_file", str),
+                    questions=tuple(questions), path=path)
+
+
+def load_exercise(path: Path) -> ExerciseSpec | QuizSpec:
+    """spec/<id>.yaml: an exercise (`kind: function`, the default) or a quiz (`kind: quiz`)."""
+    node = read_yaml(path)
+    kind = node.one_of("kind", ("function", "quiz"), "function")
+    return quiz(path, node) if kind == "quiz" else exercise(path, node)
+
+
+def load_course(spec_dir: Path) -> Course:
+    """spec/course.yaml lists the exercises in order; each id must have spec/<id>.yaml and vice versa."""
+    spec_dir = Path(spec_dir)
+    node = read_yaml(spec_dir / "course.yaml")
+    node.only({"title", "total_points", "exercises"})
+    ids = [n.value for n in node.sequence("exercises")]
+    on_disk = sorted(p.stem for p in spec_dir.glob("*.yaml") if p.stem != "course")
+    if sorted(ids) != on_disk:
+        raise node.child("exercises").fail(f"exactly the spec files present {on_disk}", ids)
+    loaded = tuple(load_exercise(spec_dir / f"{i}.yaml") for i in ids)
+    total = float(node.get("total_points", (int, float)))
+    if abs(sum(e.points for e in loaded) - total) > 1e-9:
+        raise node.child("total_points").fail(f"the sum of exercise points {sum(e.points for e in loaded)}", total)
+    return Course(title=text(node, "title"), total_points=total, exercises=loaded)

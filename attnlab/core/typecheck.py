@@ -1,0 +1,105 @@
+"""Shape and dtype checking of the returned tensor against the reference's jaxtyping annotations.
+
+The check itself is jaxtyping + beartype (one memo for all arguments and the return value, so named
+dims must agree). When it fails, the student reads a sentence, not a beartype dump:
+"run_rope returned float32 (2, 6, 8), expected Float (... seq d_k) with seq=6, d_k=16".
+"""
+
+import inspect
+import threading
+from typing import Any, Callable, get_args
+
+from beartype.door import die_if_unbearable
+from beartype.roar import BeartypeException
+from jaxtyping import jaxtyped
+from torch import Generator, Tensor, device
+
+from attnlab.core.i18n import Message
+from attnlab.core.outcomes import ShapeError
+
+# (function, what the check looks at) of calls that passed: a grading run checks the same few hundred
+# shapes for every submission, so each is checked once per process
+_PASSED: set[tuple] = set()
+_PASSED_LOCK = threading.Lock()
+MAX_PASSED = 65536
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _tensor_hints(hint: Any) -> list[Any]:
+    """The jaxtyping array types inside a hint (unwrapping `X | None` and unions)."""
+    if hasattr(hint, "dim_str"):
+        return [hint]
+    return [h for arg in get_args(hint) for h in _tensor_hints(arg)]
+
+
+@jaxtyped(typechecker=None)
+def _check(hints: dict[str, Any], args: dict[str, Any], output: Any) -> None:
+    for name, value in args.items():
+        if name in hints:
+            die_if_unbearable(value, hints[name])
+    die_if_unbearable(output, hints["return"])
+
+
+def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """Named dims fixed by the arguments (e.g. d_k=16), matched right to left like jaxtyping does."""
+    dims: dict[str, Any] = {}
+    for name, value in args.items():
+        shape = getattr(value, "shape", None)
+        for hint in _tensor_hints(hints.get(name)):
+            if shape is None:
+                continue
+            names = hint.dim_str.split()
+            if len(names) == 1 and names[0].startswith("*"):  # "*shape" binds the whole shape
+                dims.setdefault(names[0][1:], tuple(shape))
+                continue
+            fixed = [n for n in names if not n.startswith(("*", "...")) and n != "..."]
+            if len(fixed) > len(shape):
+                continue
+            tail = list(shape)[len(shape) - len(fixed):] if fixed else []
+            for dim_name, size in zip(fixed, tail):
+                if dim_name.isidentifier():
+                    dims.setdefault(dim_name, size)
+    return dims
+
+
+def _signature_key(value: Any) -> tuple | None:
+    """What the checks look at (a tensor's type, shape and dtype; a scalar's type and value, in case a hint
+    is a Literal); None if uncacheable."""
+    kind = type(value)
+    if isinstance(value, Tensor):
+        return kind, tuple(value.shape), value.dtype
+    if kind in _SCALARS:
+        return kind, value
+    if isinstance(value, (Generator, device)):
+        return (kind,)
+    return None
+
+
+def _call_key(function: Callable, args: dict[str, Any], output: Any) -> tuple | None:
+    parts = [function, _signature_key(output)]
+    for name, value in args.items():
+        parts += [name, _signature_key(value)]
+    return None if None in parts else tuple(parts)
+
+
+def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: str) -> None:
+    """Raise ShapeError unless `output` (and the args) satisfy `function`'s annotations."""
+    key = _call_key(function, args, output)
+    if key is not None and key in _PASSED:
+        return
+    hints = dict(inspect.get_annotations(function))
+    try:
+        _check(hints, args, output)
+        if key is not None:
+            with _PASSED_LOCK:
+                if len(_PASSED) >= MAX_PASSED:
+                    _PASSED.clear()
+                _PASSED.add(key)
+    except BeartypeException:
+        expected = " | ".join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(hints["return"]))
+        dims = bind_dims(hints, args)
+        known = ", ".join(f"{k}={v}" for k, v in dims.items() if k in expected)
+        got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__
+        dtype = f" {str(output.dtype).removeprefix('torch.')}" if hasattr(output, "dtype") else ""
+        raise ShapeError("shape_mismatch", name=name, dtype=dtype, got=got, expected=expected,
+                         known=Message("shape_with", {"dims": known}) if known else "") from None

@@ -1,0 +1,159 @@
+"""python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB] [--shard I/N]
+   python grade.py merge DIR [DIR ...] --out DIR
+
+With no SUBMISSION, grades the bundled examples in examples/submissions/. Exit 0 when every submission
+was graded (whatever it scored); 2 for a usage or configuration error, with a message. `merge` combines
+the output dirs of shards (merge.py).
+"""
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from attnlab.core import paths, shutdown
+from attnlab.core.i18n import default_lang
+from attnlab.core.spec import SpecError
+from attnlab.core.spec_load import load_course
+from attnlab.grade.batch import outputs
+from attnlab.grade.batch.run import grade_all
+from attnlab.grade.batch.submissions import Submission, name_of
+from attnlab.grade.sandbox import forkserver
+from attnlab.grade.sandbox.launch import LAUNCHERS, Limits, runner_server
+from attnlab.grade.sandbox.levels import Isolation, isolation_level
+
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions. "
+                                     "`grade.py merge DIR... --out DIR` combines shard outputs.")
+    parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
+    parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
+    parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per exercise")
+    parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
+    parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
+    parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
+    parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
+    parser.add_argument("--lang", choices=["en", "zh"], default=None, help="feedback language")
+    parser.add_argument("--shard", type=parse_shard, default=None, metavar="I/N",
+                        help="grade only shard I of N (0 <= I < N; by a stable hash of each submission's name)")
+    parser.add_argument("--launcher", choices=LAUNCHERS, default="auto",
+                        help="how runners start: forked from a warm server, or a fresh interpreter each (exec)")
+    parser.add_argument("--allow-unsandboxed", action="store_true",
+                        help="grade even when started as root without namespaces (student code would run as root)")
+    return parser.parse_args(argv)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    if not (sep and index.isdigit() and count.isdigit() and 0 <= int(index) < int(count)):
+        raise argparse.ArgumentTypeError(f"--shard wants I/N with 0 <= I < N (e.g. 0/4), got {text!r}")
+    return int(index), int(count)
+
+
+def shard_of(name: str, count: int) -> int:
+    """The shard that grades `name`: a stable hash of the name alone, so adding or removing submissions
+    never moves the others to another shard (changing the number of shards does)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % count
+
+
+def check_isolation(limits: Limits, allow_unsandboxed: bool) -> Isolation:
+    level = isolation_level(limits.isolation)
+    if os.geteuid() == 0 and level is Isolation.RLIMITS_ONLY and not allow_unsandboxed:
+        raise ValueError("started as root but namespaces are unavailable: student code would run as root. "
+                         "Run as an ordinary user, enable unprivileged user namespaces, or pass --allow-unsandboxed")
+    return level
+
+
+def discover(args: list[Path]) -> list[Submission]:
+    if not args:
+        args = sorted(p for p in paths.EXAMPLES_DIR.iterdir() if not p.name.startswith("."))
+    subs = [Submission(name=name_of(p), source=p.resolve()) for p in args]
+    names = [s.name for s in subs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"two submissions share the name {dupes[0]!r}; results are named after submissions")
+    return subs
+
+
+def run_seed(out_dir: Path, requested: int | None) -> int:
+    """The run's secret seed: --seed, else the one already recorded in --out, else a new random one."""
+    record = out_dir / outputs.RUN_FILE
+    if requested is None and record.exists():
+        return int(json.loads(record.read_text())["seed"])
+    seed = requested if requested is not None else secrets.randbits(62)
+    outputs.atomic_write(record, json.dumps({"seed": seed}) + "\n")
+    return seed
+
+
+def warm_judge() -> None:
+    """What the first checks would import (hypothesis, the reference) is imported now, while the runner
+    server boots on the other core."""
+    from attnlab.core import laws  # noqa: F401
+    from attnlab.core.scoring import load_reference
+
+    load_reference()
+
+
+def setup(opts: argparse.Namespace) -> tuple:
+    """Everything checked before grading starts: (course, all submissions, this shard's, limits, level)."""
+    if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
+        with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
+            runner_server(Limits(launcher=opts.launcher), wait=False)
+    course = load_course(paths.SPEC_DIR)
+    submissions = discover(opts.submissions)
+    mine = submissions
+    if opts.shard is not None:
+        index, count = opts.shard
+        if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
+            raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
+        mine = [s for s in submissions if shard_of(s.name, count) == index]
+    limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory, launcher=opts.launcher)
+    if opts.jobs < 1:
+        raise ValueError("--jobs must be at least 1")
+    return course, submissions, mine, limits, check_isolation(limits, opts.allow_unsandboxed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["merge"]:
+        from attnlab.grade.batch import merge
+
+        return merge.main(argv[1:])
+    opts = parse_args(argv)
+    shutdown.freeze_at_exit()
+    try:
+        course, submissions, mine, limits, level = setup(opts)
+    except (SpecError, ValueError, OSError) as exc:
+        print(f"grade.py: {exc}", file=sys.stderr)
+        return 2
+    out_dir = opts.out.resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in mine if opts.force or outputs.read_result(outputs.result_path(out_dir, s.name)) is None]
+    import torch
+
+    from attnlab.grade.judge.judge import JudgeOptions, hidden_paths_for
+
+    torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
+    warm_judge()
+    judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=opts.lang or default_lang(),
+                         hidden_paths=hidden_paths_for(out_dir, submissions))
+    shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
+    print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done), "
+          f"isolation: {level}", file=sys.stderr)
+    try:
+        grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs,
+                  gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
+    except KeyboardInterrupt:
+        print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)
+        return 130
+    finally:
+        forkserver.shutdown()
+    outputs.write_summary(out_dir, [e.id for e in course.exercises])
+    outputs.print_table([r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))])
+    return 0

@@ -1,0 +1,91 @@
+"""Writing results: DIR/<name>.json, DIR/summary.csv and Gradescope results.json, each atomically."""
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from attnlab.core.results import ExerciseResult, SubmissionResult
+
+FEEDBACK_CAP = 4000
+RUN_FILE = "grading-run.json"  # the secret seed of an output dir; hidden from runners with the dir
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write to a temp file in the same directory, fsync, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def result_path(out_dir: Path, name: str) -> Path:
+    return out_dir / f"{name}.json"
+
+
+def write_result(out_dir: Path, result: SubmissionResult) -> Path:
+    path = result_path(out_dir, result.submission)
+    atomic_write(path, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def read_result(path: Path) -> dict | None:
+    """A finished result, or None if the file is missing or not a complete result."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys() else None
+
+
+def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["submission", "score", "max_score", *exercise_ids])
+    for data in sorted(results, key=lambda d: d["submission"]):
+        by_id = {e["id"]: e["score"] for e in data["exercises"]}
+        writer.writerow([data["submission"], data["score"], data["max_score"],
+                         *[by_id.get(i, "") for i in exercise_ids]])
+    return buffer.getvalue()
+
+
+def write_summary(out_dir: Path, exercise_ids: list[str]) -> Path:
+    results = [r for p in sorted(out_dir.glob("*.json")) if (r := read_result(p)) is not None]
+    path = out_dir / "summary.csv"
+    atomic_write(path, summary_csv(results, exercise_ids))
+    return path
+
+
+def _gradescope_test(ex: ExerciseResult) -> dict:
+    return {"name": ex.id, "score": ex.score, "max_score": ex.max_score,
+            "status": "passed" if ex.status == "passed" else "failed",
+            "output": f"[{ex.status}] {ex.feedback}"[:FEEDBACK_CAP], "visibility": "visible"}
+
+
+def gradescope(result: SubmissionResult) -> dict:
+    """Gradescope's autograder results schema: total score plus one test per exercise."""
+    return {"score": result.score, "execution_time": round(result.duration_s, 3),
+            "output": f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+            "visibility": "visible", "stdout_visibility": "hidden",
+            "tests": [_gradescope_test(ex) for ex in result.exercises]}
+
+
+def write_gradescope(path: Path, result: SubmissionResult) -> None:
+    atomic_write(path, json.dumps(gradescope(result), indent=2, ensure_ascii=False) + "\n")
+
+
+def print_table(results: list[dict]) -> None:
+    width = max([len(r["submission"]) for r in results] + [10])
+    print(f"{'submission':<{width}}  {'score':>13}  exercises passed")
+    for r in sorted(results, key=lambda d: d["submission"]):
+        passed = sum(e["status"] == "passed" for e in r["exercises"])
+        print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")

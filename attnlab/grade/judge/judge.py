@@ -1,0 +1,101 @@
+"""The judge: grades one submission. It holds the specs and the reference and never imports student code;
+the submission's functions run in a RemoteImpl runner, and every comparison happens here.
+"""
+
+import datetime as dt
+import importlib.util
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab import __version__
+from attnlab.core import paths
+from attnlab.core.i18n import t
+from attnlab.core.outcomes import Outcome
+from attnlab.core.quiz import answer_key, grade_quiz, read_answers
+from attnlab.core.results import ExerciseResult, SubmissionResult
+from attnlab.core.scoring import grade_exercise, load_reference, make_context
+from attnlab.core.spec import Course, QuizSpec
+from attnlab.core.status import Status
+from attnlab.grade.batch.submissions import BadSubmission, Submission, prepare
+from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox.launch import Limits
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    seed: int  # the secret seed of this grading run: fresh inputs for every case
+    limits: Limits
+    hidden_paths: tuple[Path, ...]
+    lang: str = "en"
+
+
+def installed_reference() -> list[Path]:
+    """Where `import reference` really resolves (a non-editable install copies it into site-packages)."""
+    spec = importlib.util.find_spec("reference")
+    return [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+
+
+def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path, ...]:
+    """What a runner must not see: solutions, specs, data, results and every other submission."""
+    root = paths.ROOT
+    fixed = [paths.REFERENCE_DIR, *installed_reference(), paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests",
+             root / "examples", root / ".git", out_dir]
+    return tuple(dict.fromkeys(p.resolve() for p in fixed + [s.source for s in submissions]))
+
+
+def failed_everywhere(course: Course, status: Status, message: str) -> list[ExerciseResult]:
+    return [ExerciseResult(id=ex.id, function=ex.function, score=0.0, max_score=ex.points, status=status,
+                           feedback=message) for ex in course.exercises]
+
+
+def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
+    return grade_quiz(quiz, read_answers(package / quiz.answers_file), answer_key(quiz) or {}, lang=lang)
+
+
+def _coded(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
+    with remote.budget(opts.limits.timeout_s):
+        ctx = make_context(exercise, remote, lang=opts.lang, fresh_seed=opts.seed, reference=reference,
+                           fixtures_dir=None)
+        try:
+            result = grade_exercise(ctx)
+        except Outcome as outcome:  # e.g. the runner died while a property was mid-way
+            result = ExerciseResult(exercise.id, exercise.function, 0.0, exercise.points, outcome.status,
+                                    outcome.text(opts.lang))
+    if result.status in (Status.ERROR, Status.TIMEOUT, Status.MEMORY) and remote.output_tail:
+        tail = "\n" + t("grade.tail", opts.lang) + "\n" + remote.output_tail
+        result = ExerciseResult(**{**result.__dict__, "feedback": result.feedback + tail})
+    return result
+
+
+def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions,
+                     scratch: Path) -> list[ExerciseResult]:
+    reference = load_reference()
+    results = []
+    with RemoteImpl(package, name=name, limits=opts.limits, hidden_paths=list(opts.hidden_paths),
+                    scratch_root=scratch) as remote:
+        for exercise in course.exercises:
+            if isinstance(exercise, QuizSpec):
+                results.append(_quiz(exercise, package, opts.lang))
+            else:
+                results.append(_coded(exercise, remote, opts, reference))
+    return results
+
+
+def grade_submission(submission: Submission, course: Course, opts: JudgeOptions) -> SubmissionResult:
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-") as work:
+        work_dir = Path(work)
+        work_dir.chmod(0o755)  # an unprivileged runner user must reach its scratch dir below
+        try:
+            package = prepare(submission, work_dir)
+            exercises = exercise_results(package, submission.name, course, opts, work_dir)
+        except BadSubmission as problem:
+            exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
+                                                                  problem=problem.message))
+    return SubmissionResult(
+        submission=submission.name, score=round(sum(e.score for e in exercises), 4),
+        max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
+        duration_s=round(time.monotonic() - started, 3), harness_version=__version__)

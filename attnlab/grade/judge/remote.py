@@ -1,0 +1,321 @@
+"""RemoteImpl: the judge's Implementation. Same call_many/vjp as attnlab.core.impl.InProcessImpl, but the
+submission runs in a sandboxed runner process (attnlab.grade.sandbox) and only frames come back.
+
+The runner starts lazily (forked from the warm forkserver: sandbox.start_runner), on a fresh copy of the
+submission in a fresh scratch dir, and after any kill (timeout, crash, protocol violation) the next call
+starts a new one. Starting does not count against the exercise budget (the import has its own limit); a
+failed import fails every later call at once.
+"""
+
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attnlab.core.i18n import from_wire
+from attnlab.core.impl import Returned
+from attnlab.core.outcomes import (ForbiddenCall, MemoryLimit, NotImplementedByStudent, Outcome, ShapeError,
+                                   SubmissionError, TimeLimit)
+from attnlab.core.status import Status
+from attnlab.grade.protocol.args import encode_args, mirror_inplace
+from attnlab.grade.protocol.channel import (ChannelClosed, ChannelError, ChannelTruncated, decode_tensors,
+                                            encode_tensors, read_frame, write_frame)
+from attnlab.grade.sandbox import pipes
+from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, start_runner
+from attnlab.grade.sandbox.levels import isolation_level
+from attnlab.grade.sandbox.scratch import copy_submission, remove_tree
+
+EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
+MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
+MAX_CALLS_PER_REQUEST = 64  # a request carries up to this many calls: one round trip, not 64
+OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: SubmissionError,
+            Status.FAILED: ShapeError, Status.TIMEOUT: TimeLimit, Status.MEMORY: MemoryLimit}
+
+
+class RemoteImpl:
+    def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
+                 scratch_root: Path):
+        self.name = name
+        self.limits = limits
+        self.isolation = isolation_level(limits.isolation)
+        self.submission_dir = Path(submission_dir).resolve()
+        self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
+        self.scratch_root = Path(scratch_root).resolve()
+        self._tail = pipes.OutputTail(limits.max_output_bytes)
+        self._runner: RunnerProcess | ForkedRunner | None = None
+        self._scratch: Path | None = None
+        self._drain = None
+        self._reader: pipes.DeadlineReader | None = None  # one per runner: it may read ahead
+        self._writer: pipes.DeadlineWriter | None = None
+        self._import_failure: Outcome | None = None
+        self._deadline: float | None = None
+        self._budget_s: float | None = None
+        self._deaths: list[Outcome] = []  # runner deaths (crash, kill) inside the current budget
+
+    # -- the Implementation interface -------------------------------------------------------------
+    def call_many(self, *, exercise, module, function, calls, forbidden_calls,
+                  deep_guard=True) -> list[Returned | Outcome]:
+        """Make every call of `calls` (kwargs dicts) in one request: one round trip to the runner, which
+        answers each call as it returns, instead of one per call. Per call, in order: what it returned, or
+        the Outcome that calling alone would have raised. The same as calling one by one: after a runner
+        death the rest go to a new runner (within the budget)."""
+        items = [("call", kwargs, {"deep_guard": bool(deep_guard)}, {}) for kwargs in calls]
+        results = []
+        for kwargs, got in zip(calls, self._exchange(exercise, module, function, forbidden_calls, items)):
+            if not isinstance(got, Exception):
+                try:
+                    got = self._returned(exercise, *got, kwargs)
+                except Outcome as exc:
+                    got = exc
+            results.append(got)
+        return results
+
+    def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
+        extra = {"wrt": list(wrt), "cotangent_key": "cotangent"}
+        [got] = self._exchange(exercise, module, function, forbidden_calls,
+                               [("vjp", kwargs, extra, {"cotangent": cotangent})])
+        if isinstance(got, Exception):
+            raise got
+        reply, tensors = got
+        grads = {}
+        for name in wrt:
+            grads[name] = tensors.get(f"grad:{name}")
+            if grads[name] is None:
+                raise SubmissionError("grade.protocol", exercise=exercise, detail=f"no gradient for {name!r}")
+        return self._returned(exercise, reply, tensors, kwargs).output, grads
+
+    @contextmanager
+    def budget(self, seconds: float) -> Iterator["RemoteImpl"]:
+        """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once.
+        A budget is one exercise: output_tail starts afresh, so feedback shows only this exercise's output."""
+        self._tail.clear()
+        previous = self._deadline, self._budget_s, self._deaths
+        self._deaths = []
+        self._deadline, self._budget_s = time.monotonic() + seconds, seconds
+        try:
+            yield self
+        finally:
+            self._deadline, self._budget_s, self._deaths = previous
+
+    @property
+    def output_tail(self) -> str:
+        """The last Limits.max_output_bytes the runner printed since the current budget began."""
+        if self._drain is not None:
+            self._drain.settle()  # what it printed before its last reply may still be in the pipe
+        return self._tail.text()
+
+    def start(self) -> None:
+        """Start the runner now (otherwise the first call does); raises the import failure, if any."""
+        if self._import_failure is not None:
+            raise _copy(self._import_failure)
+        if self._runner is None:
+            started = time.monotonic()
+            try:
+                self._launch()
+            finally:
+                if self._deadline is not None:  # starting is the harness's time, not the exercise's
+                    self._deadline += time.monotonic() - started
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.kill()
+            self._drain.join(timeout=5)
+            self._runner = self._reader = self._writer = None
+        if self._scratch is not None:
+            remove_tree(self._scratch)
+            self._scratch = None
+
+    def __enter__(self) -> "RemoteImpl":  # noqa: PYI034 -- Self needs 3.11; the project supports 3.10
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- starting ----------------------------------------------------------------------------------
+    def _launch(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="runner-", dir=self.scratch_root))
+        owner = (self.limits.uid, self.limits.gid) if self.isolation.drops_uid else None
+        try:
+            package = copy_submission(self.submission_dir, self._scratch, owner=owner)
+        except OSError as exc:
+            self._import_failure = SubmissionError("upload.cannot_copy", path=str(self.submission_dir), problem=str(exc))
+        except SubmissionError as exc:
+            self._import_failure = exc
+        if self._import_failure is not None:
+            self.close()
+            raise _copy(self._import_failure)
+        try:
+            self._runner = start_runner(level=self.isolation, limits=self.limits, scratch=self._scratch,
+                                        package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+        except OSError:
+            self.close()
+            raise
+        self._drain = pipes.Drain(self._runner.output, self._tail)
+        self._reader = pipes.DeadlineReader(self._runner.replies)
+        self._writer = pipes.DeadlineWriter(self._runner.requests)
+        try:
+            self._hello("started", self.limits.boot_timeout_s)
+            hello = self._hello("ready", self.limits.import_timeout_s)
+        except Outcome as exc:
+            self._import_failure = exc
+            raise
+        if hello.get("status") != "ready":
+            self._import_failure = SubmissionError("raw", text=from_wire(hello.get("message")))
+            self.close()
+            raise _copy(self._import_failure)
+
+    def _hello(self, stage: str, timeout_s: float) -> dict:
+        self._reader.deadline = time.monotonic() + timeout_s
+        try:
+            header, _ = read_frame(self._reader, max_payload=0)
+        except pipes.Expired:
+            self.close()
+            if stage == "started":
+                raise RuntimeError(f"the grading runner did not start within {timeout_s} s") from None
+            raise TimeLimit("grade.import_timeout", seconds=timeout_s) from None
+        except (ChannelError, OSError) as exc:
+            raise self._failure("importing the submission", exc, starting=stage == "started")
+        if stage == "started" and header.get("status") != "started":
+            raise self._failure("starting", ChannelError(f"unexpected frame {header!r:.200}"), starting=True)
+        return header
+
+    # -- requests ----------------------------------------------------------------------------------
+    def _exchange(self, exercise, module, function, forbidden_calls,
+                  items: list[tuple[str, dict, dict, dict]]) -> list["tuple[dict, dict] | Exception"]:
+        """Send the calls (op, kwargs, extra header fields, extra tensors) in requests of at most
+        MAX_CALLS_PER_REQUEST; per call, in order: (ok reply, its tensors) or the failure (an Outcome)."""
+        results: list = []
+        while len(results) < len(items):
+            try:
+                self._ready_for(exercise)
+            except Outcome as exc:  # every call left would fail alike, one by one
+                return results + [_copy(exc) for _ in items[len(results):]]
+            chunk = items[len(results):len(results) + MAX_CALLS_PER_REQUEST]
+            results += self._request(exercise, module, function, forbidden_calls, chunk)
+        return results
+
+    def _ready_for(self, exercise: str) -> None:
+        """A live runner and budget left for the next call, or the Outcome saying why not."""
+        self._check_budget(exercise)
+        if len(self._deaths) >= MAX_DEATHS_PER_BUDGET:
+            # an exercise that kills its runner this often fails its remaining checks at once with the
+            # same reason (with the exec launcher each restart would also cost a torch import)
+            raise _copy(self._deaths[-1])
+        self.start()
+        self._check_budget(exercise)
+
+    def _request(self, exercise, module, function, forbidden_calls, items) -> list:
+        """One request frame, then its replies as the runner sends them; stops after the first failure
+        that ends the runner (the caller sends the calls after it again, to a new runner)."""
+        tensors: dict[str, torch.Tensor] = {}
+        calls = []
+        for i, (op, kwargs, extra, extra_tensors) in enumerate(items):
+            args, arg_tensors = encode_args(kwargs, prefix=f"{i}:")
+            tensors.update(arg_tensors)
+            tensors.update({f"{i}:{key}": t for key, t in extra_tensors.items()})
+            if "cotangent_key" in extra:
+                extra = {**extra, "cotangent_key": f"{i}:{extra['cotangent_key']}"}
+            calls.append({"op": op, "args": args, **extra})
+        meta, payload = encode_tensors(tensors)
+        header = {"exercise": exercise, "module": module, "function": function,
+                  "forbidden": list(forbidden_calls), "calls": calls, "tensors": meta}
+        deadline = self._deadline if self._deadline is not None else time.monotonic() + self.limits.timeout_s
+        self._reader.deadline = self._writer.deadline = deadline
+        results: list = []
+        try:
+            write_frame(self._writer, header, payload)
+            for _ in items:
+                reply, data = read_frame(self._reader, max_payload=self.limits.max_reply_mb << 20)
+                try:
+                    results.append(self._parse_reply(exercise, reply, data))
+                except Outcome as exc:
+                    results.append(exc)
+                    if self._runner is None:  # a protocol violation: the runner was killed
+                        break
+        except pipes.Expired:
+            self.close()
+            results.append(TimeLimit("grade.time_limit", exercise=exercise, seconds=self._limit_s()))
+        except (ChannelError, OSError) as exc:
+            failure = self._failure(exercise, exc)
+            if not isinstance(failure, Outcome):
+                raise failure from None
+            self._deaths.append(failure)
+            results.append(failure)
+        return results
+
+    def _check_budget(self, exercise: str) -> None:
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            raise TimeLimit("grade.budget_used", exercise=exercise, seconds=self._budget_s)
+
+    def _limit_s(self) -> float:
+        return self._budget_s if self._budget_s is not None else self.limits.timeout_s
+
+    def _parse_reply(self, exercise: str, reply: dict, data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
+        status = reply.get("status")
+        if status == "ok":
+            try:
+                return reply, decode_tensors(reply.get("tensors"), data)
+            except ChannelError as exc:
+                raise self._violation(exercise, exc) from None
+        if status == Status.FORBIDDEN and isinstance(reply.get("call"), str):
+            raise ForbiddenCall(exercise, reply["call"][:200])
+        if status in OUTCOMES:
+            raise OUTCOMES[status]("raw", text=from_wire(reply.get("message")))
+        raise self._violation(exercise, ChannelError(f"unknown reply status {status!r:.100}"))
+
+    def _returned(self, exercise: str, reply: dict, tensors: dict[str, torch.Tensor],
+                  kwargs: dict[str, Any]) -> Returned:
+        """The output and what the runner reported about the inputs, after mirroring in-place changes into
+        the caller's kwargs, so the checks see exactly what an in-process call would have shown them."""
+        output = tensors.get("output")
+        modified, aliases = reply.get("inputs_modified", []), reply.get("output_aliases", [])
+        if output is None or not _names(modified, kwargs) or not _names(aliases, kwargs):
+            raise self._violation(exercise, ChannelError("ok reply without a valid output/inputs report"))
+        for name in modified:
+            mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
+        return Returned(output, tuple(modified), tuple(aliases))
+
+    # -- failures ----------------------------------------------------------------------------------
+    def _failure(self, exercise: str, exc: BaseException, *, starting: bool = False) -> Exception:
+        """Why the channel broke: the runner died (how), or it is alive and sent garbage."""
+        # a closed pipe means the runner is exiting: wait for its status; garbage means it is still alive
+        closed = isinstance(exc, (ChannelClosed, ChannelTruncated, BrokenPipeError))
+        code = self._runner.exit_code(wait_s=2.0 if closed else 0.05)
+        tail = self.output_tail[-500:]
+        self.close()
+        if starting or code == EXIT_JAIL_FAILED:
+            return RuntimeError(f"the grading runner failed to start (exit status {code}): {exc}\n{tail}")
+        if code is None:
+            return SubmissionError("grade.protocol", exercise=exercise, detail=str(exc))
+        if code == -signal.SIGKILL:
+            return MemoryLimit("grade.killed", exercise=exercise)
+        if code < 0:
+            return SubmissionError("grade.crashed", exercise=exercise, signal=-code, name=_signal_name(-code))
+        return SubmissionError("grade.exited", exercise=exercise, code=code)
+
+    def _violation(self, exercise: str, exc: Exception) -> SubmissionError:
+        self.close()
+        return SubmissionError("grade.protocol", exercise=exercise, detail=str(exc))
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _copy(exc: Outcome) -> Outcome:
+    fresh = type(exc).__new__(type(exc))
+    fresh.__dict__.update(exc.__dict__)
+    fresh.args = exc.args
+    return fresh
+
+
+def _names(value: Any, kwargs: dict[str, Any]) -> bool:
+    return isinstance(value, list) and all(isinstance(kwargs.get(n), torch.Tensor) for n in value)

@@ -1,0 +1,72 @@
+"""A call's keyword arguments on the channel, both ways, and in-place changes on their way back.
+
+Tensors travel by value (contiguous) with the name of the attnlab.core.inputs layout that recreates their
+strides in the runner; a generator travels as its full state (a byte tensor: a generator that has already
+drawn numbers goes on from where it was, as it would in this process), a device as "the device under
+test", scalars/None/str as JSON. The runner rebuilds the arguments with `decode_args`.
+"""
+
+from typing import Any
+
+import torch
+
+from attnlab.core.inputs import apply_layout
+from attnlab.core.outcomes import SubmissionError
+
+
+def layout_of(t: torch.Tensor) -> str:
+    """Which attnlab.core.inputs layout reproduces `t`'s memory layout (values are always sent contiguous)."""
+    if t.is_contiguous():
+        return "contiguous"
+    return "transposed" if t.dim() >= 2 and t.mT.is_contiguous() else "strided"
+
+
+def encode_args(kwargs: dict[str, Any], *, prefix: str = "") -> tuple[dict, dict[str, torch.Tensor]]:
+    """Argument descriptions for the request, and the tensors to put in its payload (keyed by `prefix`
+    + "arg:" + name: a request carries several calls)."""
+    args: dict[str, dict] = {}
+    tensors: dict[str, torch.Tensor] = {}
+    for name, value in kwargs.items():
+        key = f"{prefix}arg:{name}"
+        if isinstance(value, torch.Tensor):
+            tensors[key] = value.detach().contiguous()
+            args[name] = {"kind": "tensor", "key": key, "layout": layout_of(value)}
+        elif isinstance(value, torch.Generator):
+            tensors[key] = value.get_state()
+            args[name] = {"kind": "generator", "key": key}
+        elif isinstance(value, torch.device):
+            args[name] = {"kind": "device"}
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            args[name] = {"kind": "value", "value": value}
+        else:
+            raise TypeError(f"argument {name}: a {type(value).__name__} cannot be sent to the runner")
+    return args, tensors
+
+
+def decode_args(args: dict, tensors: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """The call's keyword arguments from the request's argument descriptions (in the runner)."""
+    kwargs: dict[str, Any] = {}
+    for name, arg in args.items():
+        kind = arg["kind"]
+        if kind == "tensor":
+            layout = arg.get("layout", "contiguous")
+            value = tensors[arg["key"]]
+            kwargs[name] = value if layout == "contiguous" else apply_layout(value, layout)
+        elif kind == "value":
+            kwargs[name] = arg["value"]
+        elif kind == "generator":
+            kwargs[name] = torch.Generator()
+            kwargs[name].set_state(tensors[arg["key"]])
+        elif kind == "device":
+            kwargs[name] = torch.device("cpu")
+        else:
+            raise ValueError(f"argument {name!r}: unknown kind {kind!r}")
+    return kwargs
+
+
+def mirror_inplace(target: torch.Tensor, changed: torch.Tensor | None, name: str) -> None:
+    """Apply the runner's in-place change to the caller's tensor (as if the call had run here)."""
+    if changed is None or changed.shape != target.shape or changed.dtype != target.dtype:
+        raise SubmissionError("grade.inplace_reshaped", name=name)
+    with torch.no_grad():
+        target.copy_(changed)

@@ -1,0 +1,164 @@
+"""The runner: the only process that imports a submission. It answers the judge's requests over two pipes.
+
+Everything in this folder runs inside the jail, after attnlab.grade.sandbox confined the process: forked by
+the forkserver (sandbox/child.py calls `run`), or started by sandbox/launch.py in a fresh interpreter
+(`python -m attnlab.grade.runner.runner --requests 3 --replies 4 --package DIR` also works by hand). stdout
+and stderr belong to the submission and go to the judge's capped capture, so every frame travels on the
+reply fd instead. Frames in order:
+  {"status": "started"}                          torch and the harness are imported (the harness's time)
+  {"status": "ready"} | {"status": "error", ...}  the submission package imported, or why not
+  then, per request (one exercise's function, a list of calls: see RemoteImpl.call_many), one reply per
+  call, in order: {"status": "ok", "tensors": meta, "inputs_modified": [...], "output_aliases": [...]}
+  + payload, or {"status": <Outcome.status>, "message": <a catalogue message as data>, "call": ...}.
+Everything this process reports is treated by the judge as untrusted (the submission runs here too).
+"""
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attnlab.core.i18n import Message, to_wire
+from attnlab.core.inputs import changed
+from attnlab.core.impl import call_checked, describe_exception, find_function, load_package, vjp_call
+from attnlab.core.outcomes import Outcome, SubmissionError
+from attnlab.core.status import Status
+from attnlab.grade.protocol.args import decode_args
+from attnlab.grade.protocol.channel import (ChannelClosed, ChannelError, decode_tensors, encode_tensors, read_frame,
+                                            write_frame)
+
+MAX_REQUEST = 1 << 31
+MAX_REQUEST_HEADER = 1 << 24  # a request lists its calls in the header (the judge is trusted here)
+
+
+def run_call(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, dict[str, torch.Tensor]]:
+    """Make one call of a request; the ok-reply fields and the tensors to send back."""
+    kwargs = decode_args(call["args"], tensors)
+    fn = find_function(package, common["module"], common["function"])
+    how = {"exercise": common["exercise"], "function": common["function"], "kwargs": kwargs,
+           "forbidden_calls": tuple(common["forbidden"])}
+    if call["op"] == "call":
+        returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, **how)
+        result = {"output": returned.output}
+        modified, aliases = returned.modified, returned.aliases
+    elif call["op"] == "vjp":
+        received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
+        output, grads = vjp_call(fn, wrt=tuple(call["wrt"]), cotangent=tensors[call["cotangent_key"]], **how)
+        result = {"output": output, **{f"grad:{name}": g for name, g in grads.items()}}
+        modified, aliases = changed(kwargs, received), ()
+    else:
+        raise ValueError(f"unknown op {call['op']!r}")
+    result.update({f"input:{name}": kwargs[name] for name in modified})
+    return {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases)}, result
+
+
+def _is_memory_failure(exc: BaseException | None) -> bool:
+    while exc is not None:
+        if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def handle(package, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]]:
+    """The reply frames of one request, one per call, each as soon as its call returns. Never raises:
+    a broken request or call is reported in its reply, not fatal."""
+    calls = header.get("calls")
+    if not isinstance(calls, list) or not calls:
+        yield _error(Status.ERROR, Message("grade.bad_request", {"detail": "no calls"})), b""
+        return
+    try:
+        tensors = decode_tensors(header["tensors"], payload)
+    except (ChannelError, KeyError) as exc:
+        for _ in calls:
+            yield _error(Status.ERROR, Message("grade.bad_request", {"detail": f"{type(exc).__name__}: {exc}"})), b""
+        return
+    for call in calls:
+        yield reply_to(package, header, call, tensors)
+
+
+def _error(status: Status, message: Message, call: str | None = None) -> dict:
+    return {"status": str(status), "message": to_wire(message), "call": call}
+
+
+def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
+    """One call's reply frame; never raises."""
+    exercise = common.get("exercise")
+    try:
+        reply, result = run_call(package, common, call, tensors)
+        try:
+            meta, data = encode_tensors(result)
+        except ChannelError as exc:
+            raise SubmissionError("grade.cannot_return", exercise=exercise, detail=str(exc)) from None
+        return {**reply, "tensors": meta}, data
+    except Outcome as exc:
+        if _is_memory_failure(exc):
+            return _error(Status.MEMORY, Message("grade.out_of_memory", {"exercise": exercise, "detail": exc.message})), b""
+        return _error(exc.status, exc.message, getattr(exc, "call", None)), b""
+    except MemoryError as exc:
+        return _error(Status.MEMORY, Message("grade.out_of_memory", {"exercise": exercise, "detail": str(exc)})), b""
+    except (ChannelError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        return _error(Status.ERROR, Message("grade.bad_request", {"detail": f"{type(exc).__name__}: {exc}"})), b""
+    except BaseException as exc:  # noqa: BLE001 -- SystemExit etc. raised by the submission's function
+        return _error(Status.ERROR, Message("exercise_problem", {"exercise": exercise,
+                                                                  "problem": describe_exception(exc)})), b""
+
+
+def import_submission(path: Path) -> tuple[Any, dict]:
+    """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
+    try:
+        return load_package(path), {"status": "ready"}
+    except Outcome as exc:
+        return None, {"status": "error", "message": to_wire(exc.message)}
+    except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt: still just a failed import
+        return None, {"status": "error", "message": to_wire(Message("grade.import_failed",
+                                                                    {"problem": describe_exception(exc)}))}
+
+
+def _reap_orphans() -> None:
+    """As pid 1 (or subreaper) orphans of the submission become our children: reap finished ones."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def serve(package, requests, replies) -> None:
+    while True:
+        _reap_orphans()
+        try:
+            header, payload = read_frame(requests, max_header=MAX_REQUEST_HEADER, max_payload=MAX_REQUEST)
+        except ChannelClosed:
+            return
+        for reply in handle(package, header, payload):
+            write_frame(replies, *reply)
+
+
+def run(requests_fd: int, replies_fd: int, package_dir: Path) -> None:
+    """Announce, import the submission, then answer requests until the judge closes the channel."""
+    torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
+    requests = os.fdopen(requests_fd, "rb", buffering=1 << 16)  # a frame in one read(2), usually
+    replies = os.fdopen(replies_fd, "wb", buffering=0)
+    write_frame(replies, {"status": "started"})
+    package, hello = import_submission(package_dir)
+    write_frame(replies, hello)
+    if package is not None:
+        serve(package, requests, replies)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m attnlab.grade.runner.runner")
+    parser.add_argument("--requests", type=int, default=0, help="fd the judge's requests arrive on")
+    parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
+    parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
+    args = parser.parse_args(argv)
+    run(args.requests, args.replies, args.package)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,264 @@
+"""Starting and killing a runner process at an isolation level (levels.py) this machine allows.
+
+In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
+clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
+one, every process of the runner's session, process group or subreaper tree is killed).
+Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked by this process's forkserver (namespaces
+entered after the fork), or where that cannot run RunnerProcess, a fresh interpreter under `unshare`.
+"""
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.grade.sandbox import forkserver, pipes, procs
+from attnlab.grade.sandbox.levels import Isolation
+
+LAUNCHERS = ("auto", "forkserver", "exec")  # auto: the forkserver, or exec where it cannot run
+JAIL = Path(__file__).with_name("jail.py")
+HARNESS_ROOT = Path(__file__).resolve().parents[3]
+INSIDE_SCRATCH = "/tmp/scratch"  # where the runner sees its scratch dir when namespaces are used
+ALWAYS_COVERED = ("/tmp", "/var/tmp", "/dev/shm", "/run/user", "/root", "/home")
+# Top-level directories a runner may read; every other one is covered with an empty tmpfs, because another
+# copy of the solution (a second checkout, an instructor's notes) may sit anywhere: /work, /opt, /srv, ...
+# The interpreter, the venv and the harness are re-exposed at their own paths wherever they live.
+SYSTEM_DIRS = frozenset({"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"})
+
+
+def top_level_covers() -> list[str]:
+    return sorted(str(p) for p in Path("/").iterdir()
+                  if p.is_dir() and not p.is_symlink() and p.name not in SYSTEM_DIRS)
+RUNNER_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
+               "from attnlab.grade.runner.runner import main; main(sys.argv[2:])")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one runner. Times in seconds, sizes in MB unless the name says otherwise."""
+
+    timeout_s: float = 10.0  # per-exercise wall-clock budget (when no explicit budget is given)
+    memory_mb: int = 4096  # RLIMIT_AS; `import torch` alone needs ~700 MB of address space
+    max_processes: int = 64  # RLIMIT_NPROC (threads count too)
+    max_output_bytes: int = 4096  # captured stdout+stderr kept (the tail) for feedback
+    max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
+    max_open_files: int = 512  # RLIMIT_NOFILE
+    max_reply_mb: int = 1024  # largest reply payload read back from the runner
+    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time
+    import_timeout_s: float = 20.0  # importing the submission package
+    uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
+    gid: int = 65534
+    isolation: str = "auto"  # or an Isolation value, to force a weaker level (tests, debugging)
+    launcher: str = "auto"  # or one of LAUNCHERS: how runners start (tests, debugging)
+    cpu: int | None = None  # run on this CPU only (grade.py puts each worker and its runners on one CPU)
+
+    def __post_init__(self):
+        for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
+                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
+        if self.isolation not in ("auto", *(level.value for level in Isolation)):
+            raise ValueError(f"Limits.isolation must be 'auto' or one of {[i.value for i in Isolation]}, "
+                             f"got {self.isolation!r}")
+        if self.launcher not in LAUNCHERS:
+            raise ValueError(f"Limits.launcher must be one of {LAUNCHERS}, got {self.launcher!r}")
+
+
+def rlimits(limits: Limits) -> dict[str, int]:
+    return {"AS": limits.memory_mb << 20, "NPROC": limits.max_processes, "FSIZE": limits.max_file_mb << 20,
+            "CORE": 0, "NOFILE": limits.max_open_files}
+
+
+def runner_env(home: str) -> dict[str, str]:
+    """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _import_paths() -> list[str]:
+    """The judge's own import path (minus the cwd entry), so the runner finds torch and the harness."""
+    paths = [str(HARNESS_ROOT)] + [p for p in sys.path if p and os.path.isabs(p)]
+    return list(dict.fromkeys(paths))
+
+
+def _exposed(paths: list[str]) -> list[str]:
+    """Directories the runner must be able to read even under a covered /root or /home."""
+    python = Path(os.path.realpath(sys.executable)).parent
+    wanted = [str(python), sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix), *paths]
+    return sorted({os.path.realpath(p) for p in wanted if os.path.isdir(p)})
+
+
+def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                covered: list[Path], fds: tuple[int, int] = (3, 4)) -> dict:
+    """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
+    namespaces = level.namespaces
+    inside = INSIDE_SCRATCH if namespaces else str(scratch)
+    paths = _import_paths()
+    argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
+            "--replies", "4", "--package", f"{inside}/{package}"]
+    return {"namespaces": namespaces, "user_namespace": level.user_namespace, "drop_uid": level.drops_uid,
+            "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
+            "package": f"{inside}/{package}",
+            "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
+            "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
+            "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
+
+
+def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
+    """This process's runner forkserver (started on first use; see forkserver.server)."""
+    return forkserver.server(paths=_import_paths(), env=runner_env("/"), boot_timeout_s=limits.boot_timeout_s,
+                             wait=wait)
+
+
+def start_runner(**how) -> "RunnerProcess | ForkedRunner":
+    """A started runner (keyword arguments as RunnerProcess): forked by the forkserver unless
+    Limits.launcher says "exec", or says "auto" and the forkserver cannot run here."""
+    launcher = how["limits"].launcher
+    if launcher != "exec":
+        try:
+            return ForkedRunner(**how)
+        except forkserver.Unavailable as exc:
+            if launcher == "forkserver":
+                raise
+            _say_once(f"{exc}; runners start as fresh interpreters instead (slower)")
+    return RunnerProcess(**how)
+
+
+@functools.cache
+def _say_once(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+class RunnerProcess:
+    """One started runner: the request/reply/output pipes (judge ends) and how to kill it completely."""
+
+    def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                 covered: list[Path]):
+        self.level = level
+        req_r, self.requests = os.pipe()
+        self.replies, rep_w = os.pipe()
+        self.output, out_w = os.pipe()
+        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
+                             covered=covered, fds=(req_r, rep_w))
+        command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
+        if level.namespaces:
+            flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
+            if level.user_namespace:
+                flags = ["--user", "--map-root-user", *flags]
+            command = [shutil.which("unshare") or "unshare", *flags, "--fork", "--kill-child", *command]
+        try:
+            self.popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                          pass_fds=(req_r, rep_w), start_new_session=True,
+                                          env=runner_env("/"), cwd="/")
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+
+    def exit_code(self, wait_s: float = 0.0) -> int | None:
+        """The runner's exit status (negative: killed by that signal), or None while it runs."""
+        try:
+            return self.popen.wait(timeout=wait_s) if wait_s > 0 else self.popen.poll()
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL everything the runner started, wait until it is all gone, close the judge's pipe ends."""
+        leader = self.popen.pid
+        if not self.level.namespaces:
+            procs.kill_tree(leader)
+        else:
+            # the namespace's init is the unshare process's child; its death kills the whole namespace,
+            # and its pidfd becomes readable only once every process in it has been reaped
+            procs.kill_and_wait([pid for pid, p in procs.snapshot().items() if p.ppid == leader])
+            procs.kill_group(leader)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"runner {leader} did not die after SIGKILL") from None
+        pipes.close_all([self.requests, self.replies])
+
+
+class ForkedRunner:
+    """A runner forked by this process's forkserver: the same pipes, exit_code() and kill() as
+    RunnerProcess. `pid` is the supervisor (the runner itself without namespaces), `init_pid` the runner
+    as pid 1 of its pid namespace; both come with pidfds, so no kill can hit a reused pid."""
+
+    def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
+                 covered: list[Path]):
+        self.level = level
+        self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
+        self._code: int | None = None
+        self._gone = False  # the control socket closed without an exit report: the server died
+        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
+                             covered=covered)
+        server = runner_server(limits)
+        req_r, self.requests = os.pipe()
+        self.replies, rep_w = os.pipe()
+        self.output, out_w = os.pipe()
+        try:
+            self._ctl = server.spawn(config, (req_r, rep_w, out_w))
+        except BaseException:
+            pipes.close_all([req_r, rep_w, out_w, self.requests, self.replies, self.output])
+            raise
+        pipes.close_all([req_r, rep_w, out_w])
+        try:
+            self._await_start(limits.boot_timeout_s, namespaces=config["namespaces"])
+        except BaseException:
+            self.kill()
+            pipes.close_all([self.output])  # no drain thread owns it yet
+            raise
+
+    def _await_start(self, timeout_s: float, *, namespaces: bool) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.pid is None or (namespaces and self.init_pid is None and self._code is None):
+            if not self._read(deadline - time.monotonic()):
+                why = "the forkserver died" if self._gone else f"no answer within {timeout_s:g} s"
+                raise RuntimeError(f"the runner forkserver did not start a runner: {why}")
+
+    def _read(self, timeout_s: float) -> bool:
+        """Take one report from the control socket; False if none came in time (or none ever will)."""
+        if self._gone or self._ctl.fileno() < 0 or not pipes.readable(self._ctl, timeout_s):
+            return False  # (a closed control socket: kill() already collected what there was to know)
+        try:
+            header, fds = pipes.receive(self._ctl, 1)
+        except OSError:
+            header, fds = None, []
+        if header is None:
+            self._gone = True
+            return False
+        status, fd = header.get("status"), (fds[0] if fds else None)
+        if status == "forked":
+            self.pid, self._pidfd = header["pid"], fd
+        elif status == "init":
+            self.init_pid, self._init_pidfd = header["pid"], fd
+        elif status == "exited":
+            self._code = header["code"]
+        else:
+            pipes.close_all(fds)
+            raise OSError(f"the runner forkserver could not start a runner: {header.get('message')!r:.300}")
+        return True
+
+    def exit_code(self, wait_s: float = 0.0) -> int | None:
+        """The runner's exit status (negative: killed by that signal), or None while it runs."""
+        deadline = time.monotonic() + wait_s
+        while self._code is None and self._read(max(0.0, deadline - time.monotonic())):
+            pass
+        return self._code
+
+    def kill(self) -> None:
+        """SIGKILL everything the runner started, wait until it is all gone, close the judge's ends."""
+        if not self.level.namespaces and self.pid is not None:
+            procs.kill_tree(self.pid)  # the supervisor is the runner, and the subreaper of its orphans
+        elif self._init_pidfd is not None:
+            procs.kill_pidfds([self._init_pidfd])  # returns once the whole pid namespace is gone
+        if self._pidfd is not None and self.exit_code(wait_s=10) is None:
+            procs.kill_pidfds([self._pidfd])  # the supervisor outlived its runner, or the server died
+        pipes.close_all([fd for fd in (self._pidfd, self._init_pidfd) if fd is not None])
+        self._pidfd = self._init_pidfd = None
+        self._ctl.close()
+        pipes.close_all([self.requests, self.replies])

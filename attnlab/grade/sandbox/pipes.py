@@ -1,0 +1,194 @@
+"""The judge's ends of a runner's pipes: reads and writes that give up at a deadline, and the output tail;
+and packets on the forkserver's unix sockets: one channel frame each, file descriptors beside it.
+
+The judge never blocks without a deadline on anything the runner controls: a runner that stops reading
+requests, or never replies, costs at most the time left in the exercise's budget.
+"""
+
+import io
+import os
+import select
+import socket
+import threading
+import time
+
+MAX_PACKET = 1 << 20  # forkserver packets carry a jail config (paths and limits) at most
+
+
+class Expired(Exception):
+    """The deadline passed while waiting for the runner."""
+
+
+def wait_until(fd: int, event: int, deadline: float) -> None:
+    """Wait for `event` on `fd` (or hang-up/error, which the next read or write reports) until `deadline`.
+    poll, not select: select cannot watch fds above 1023, and a long grading run may reach them."""
+    poller = select.poll()
+    poller.register(fd, event)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not poller.poll(max(1, round(remaining * 1000))):
+        raise Expired()
+
+
+class DeadlineReader:
+    """A buffered `read(n)` stream over a pipe fd for channel.read_frame: one read(2) usually brings a
+    whole frame (length, header and payload). Raises Expired when `deadline` (settable: one reader serves
+    every request of a runner, so no byte read ahead is lost between frames) passes while waiting."""
+
+    CHUNK = 1 << 16
+    MAX_CHUNK = 1 << 20  # never ask read(2) for more: a hostile length must not make us allocate it
+
+    def __init__(self, fd: int, deadline: float = 0.0):
+        self.fd, self.deadline = fd, deadline
+        self._buffer = b""
+
+    def read(self, n: int) -> bytes:
+        if not self._buffer:
+            wait_until(self.fd, select.POLLIN, self.deadline)
+            self._buffer = os.read(self.fd, min(max(n, self.CHUNK), self.MAX_CHUNK))
+        if n >= len(self._buffer):
+            data, self._buffer = self._buffer, b""
+        else:
+            data, self._buffer = self._buffer[:n], self._buffer[n:]
+        return data
+
+
+class DeadlineWriter:
+    """A `write(data)` stream over a pipe fd for channel.write_frame; raises Expired at the deadline."""
+
+    def __init__(self, fd: int, deadline: float = 0.0):
+        self.fd, self.deadline = fd, deadline
+        os.set_blocking(fd, False)
+
+    def write(self, data) -> int:
+        view = memoryview(data)
+        while view:
+            wait_until(self.fd, select.POLLOUT, self.deadline)
+            try:
+                view = view[os.write(self.fd, view):]
+            except BlockingIOError:
+                continue
+        return len(data)
+
+
+class OutputTail:
+    """Keeps the last `cap` bytes of everything the runner printed (for feedback only, never parsed)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.total = 0
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+
+    def feed(self, data: bytes) -> None:
+        with self._lock:
+            self.total += len(data)
+            self._buf += data
+            del self._buf[:-self.cap]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._buf.clear()
+
+    def text(self) -> str:
+        with self._lock:
+            return self._buf.decode("utf-8", errors="replace")
+
+
+class Drain:
+    """A runner's output pipe read into an OutputTail by a thread, so a runner printing without end never
+    blocks on a full pipe. settle() reads what the pipe holds now: the tail then has everything the runner
+    printed before its last reply, which the thread alone might not have read yet. Reads and feeds happen
+    under one lock, so the tail keeps the order they were printed in."""
+
+    MAX_SETTLE_CHUNKS = 64  # 4 MiB: a process that never stops printing cannot hold settle() forever
+
+    def __init__(self, fd: int, tail: OutputTail):
+        self.fd, self.tail = fd, tail
+        self._lock = threading.Lock()
+        self._closed = False
+        os.set_blocking(fd, False)
+        self._thread = threading.Thread(target=self._run, name=f"runner-output-{fd}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        try:
+            while not self._closed:
+                poller.poll()
+                with self._lock:
+                    self._take(1)
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._close()
+
+    def _take(self, chunks: int) -> None:
+        """Read up to `chunks` chunks that are already in the pipe (the lock held); at EOF, close it."""
+        for _ in range(chunks):
+            if self._closed:
+                return
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            if not data:
+                self._close()
+                return
+            self.tail.feed(data)
+
+    def _close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self.fd)
+
+    def settle(self) -> None:
+        with self._lock:
+            self._take(self.MAX_SETTLE_CHUNKS)
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+
+# channel.py (which imports torch) is imported inside send and receive: grade.py starts the forkserver
+# before the judge has paid for `import torch`, so the two imports overlap
+
+def send(sock: socket.socket, header: dict, fds: list[int] = ()) -> None:
+    """One frame as one SOCK_SEQPACKET packet, with `fds` passed along (SCM_RIGHTS)."""
+    from attnlab.grade.protocol.channel import write_frame
+
+    buffer = io.BytesIO()
+    write_frame(buffer, header)
+    socket.send_fds(sock, [buffer.getvalue()], list(fds), socket.MSG_NOSIGNAL)
+
+
+def receive(sock: socket.socket, max_fds: int) -> tuple[dict | None, list[int]]:
+    """One packet's frame and fds; (None, []) when the peer closed its end. A malformed packet raises
+    ConnectionError (an OSError, like every other way the socket can fail)."""
+    from attnlab.grade.protocol.channel import ChannelError, read_frame
+
+    data, fds, _flags, _address = socket.recv_fds(sock, MAX_PACKET, max_fds)
+    if not data:
+        close_all(fds)
+        return None, []
+    try:
+        header, _ = read_frame(io.BytesIO(data), max_payload=0)
+    except ChannelError as exc:
+        close_all(fds)
+        raise ConnectionError(f"malformed packet on the forkserver socket: {exc}") from None
+    return header, fds
+
+
+def close_all(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def readable(sock: socket.socket, timeout_s: float) -> bool:
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(0, round(timeout_s * 1000))))

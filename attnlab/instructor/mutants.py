@@ -1,0 +1,164 @@
+"""The mutation corpus: realistic buggy implementations that the checks must catch, and correct
+alternatives that must pass them all.
+
+    tests/mutations/<exercise_id>/bug_<name>.py   a wrong run_* (DIAGNOSIS = "<misconception id>" or None)
+    tests/mutations/<exercise_id>/alt_<name>.py   a correct run_* written differently from the reference
+
+Optional module constants, read without running the file: ALSO_DIAGNOSED = ("<id>", ...) for a bug whose
+output on some case also equals another misconception's (a justified overlap); PENDING = "<why>" for an
+entry that does not behave yet because of a known gap in the checks (it is reported, not counted, and
+flagged as soon as it behaves, so the marker is removed when the gap is closed).
+
+    python -m attnlab.instructor.mutants                     # every exercise: which checks catch each bug
+    python -m attnlab.instructor.mutants --exercise rope     # one exercise
+
+Exit status 1 when a bug escapes every check or is not diagnosed as its DIAGNOSIS says, an alternative
+fails a check, or a PENDING entry already behaves.
+"""
+
+import argparse
+import ast
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.core import paths
+from attnlab.core.scoring import make_context, run_checks
+from attnlab.core.impl import FileImpl
+from attnlab.core.results import CheckResult
+from attnlab.core.spec import Course
+from attnlab.core.spec_load import load_course
+
+CORPUS_DIR = paths.ROOT / "tests" / "mutations"
+KINDS = {"bug_": "bug", "alt_": "alt"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    exercise: str
+    kind: str  # "bug" | "alt"
+    path: Path
+    diagnosis: str | None = None  # the misconception id a bug should be diagnosed as
+    also_diagnosed: tuple[str, ...] = ()  # other ids its output may legitimately match on some case
+    pending: str = ""  # why this entry does not behave yet (a known gap in the checks)
+
+    @property
+    def name(self) -> str:
+        return f"{self.exercise}/{self.path.stem}"
+
+
+DECLARATIONS = {"DIAGNOSIS": (str, type(None)), "ALSO_DIAGNOSED": tuple, "PENDING": str}
+
+
+def declarations(path: Path) -> dict:
+    """The file's module-level DIAGNOSIS / ALSO_DIAGNOSED / PENDING literals, read without running it."""
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body:
+        names = [t.id for t in getattr(node, "targets", ()) if isinstance(t, ast.Name)]
+        for name in (n for n in names if n in DECLARATIONS):
+            value = ast.literal_eval(node.value)
+            if not isinstance(value, DECLARATIONS[name]):
+                raise TypeError(f"{path}: {name} must be a literal {DECLARATIONS[name]}, got {value!r}")
+            found[name] = value
+    return found
+
+
+def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
+    """Every bug_*.py and alt_*.py under root/<exercise_id>/, sorted by exercise and file name."""
+    mutants = []
+    for path in sorted(Path(root).glob("*/*.py")):
+        kind = next((k for prefix, k in KINDS.items() if path.name.startswith(prefix)), None)
+        if kind is not None:
+            found = declarations(path)
+            mutants.append(Mutant(path.parent.name, kind, path, found.get("DIAGNOSIS"),
+                                  tuple(found.get("ALSO_DIAGNOSED", ())), found.get("PENDING", "")))
+    return mutants
+
+
+def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
+    """All checks of the mutant's exercise run against the mutant file (in this process)."""
+    ctx = make_context(course.get(mutant.exercise), FileImpl(mutant.path))
+    with warnings.catch_warnings():  # the corpus is buggy on purpose (e.g. .T on 3-D tensors); not news
+        warnings.simplefilter("ignore")
+        return run_checks(ctx)
+
+
+def caught_by(results: list[CheckResult]) -> list[CheckResult]:
+    return [r for r in results if not r.passed]
+
+
+def diagnoses(results: list[CheckResult]) -> set[str]:
+    return {r.diagnosis for r in results if r.diagnosis}
+
+
+def problems(mutant: Mutant, results: list[CheckResult]) -> list[str]:
+    """What is wrong with this corpus entry's outcome; empty when it behaves as intended."""
+    failed = caught_by(results)
+    if mutant.kind == "alt":
+        return [f"fails {r.name} ({r.status})" for r in failed]
+    if not failed:
+        return ["ESCAPES every check"]
+    found = diagnoses(results)
+    if mutant.diagnosis and mutant.diagnosis not in found:
+        return [f"not diagnosed as {mutant.diagnosis} (got {', '.join(sorted(found)) or 'none'})"]
+    wrong = found - {mutant.diagnosis, *mutant.also_diagnosed}
+    return [f"misdiagnosed as {', '.join(sorted(wrong))}"] if wrong else []
+
+
+def verdict(mutant: Mutant, results: list[CheckResult]) -> str:
+    """One of: ok; pending (misbehaves as its PENDING note says); problem."""
+    trouble = bool(problems(mutant, results))
+    if mutant.pending:
+        return "pending" if trouble else "problem"  # a closed gap: the PENDING note must go
+    return "problem" if trouble else "ok"
+
+
+def describe(mutant: Mutant, results: list[CheckResult]) -> str:
+    trouble = problems(mutant, results)
+    note = ""
+    if mutant.pending:
+        note = f"  [PENDING: {mutant.pending}]" if trouble else "  <-- behaves now: remove its PENDING note"
+    if mutant.kind == "alt":
+        return f"{mutant.name}: {'; '.join(trouble) or f'passes all {len(results)} checks'}{note}"
+    failed = caught_by(results)
+    if not failed:
+        return f"{mutant.name}: ESCAPES every check{note}"
+    names = [r.name if r.status == "failed" else f"{r.name}[{r.status}]" for r in failed]
+    line = f"{mutant.name}: caught by {', '.join(names)}"
+    if all(r.status == "error" for r in failed):
+        line += " (only by raising)"
+    found = diagnoses(results)
+    if found:
+        line += f" · diagnosed: {', '.join(sorted(found))}"
+    if trouble and not mutant.pending:
+        line += "  <-- " + "; ".join(trouble)
+    return line + note
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.mutants", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--exercise", help="only this exercise id")
+    parser.add_argument("--root", type=Path, default=CORPUS_DIR, help="corpus directory")
+    args = parser.parse_args(argv)
+    course = load_course(paths.SPEC_DIR)
+    mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)]
+    if args.exercise and args.exercise not in {e.id for e in course.coded}:
+        parser.error(f"no coded exercise {args.exercise!r}")
+    started = time.perf_counter()
+    tally = {(kind, v): 0 for kind in ("bug", "alt") for v in ("ok", "pending", "problem")}
+    for kind in ("bug", "alt"):
+        for mutant in (m for m in mutants if m.kind == kind):
+            results = evaluate(mutant, course)
+            tally[kind, verdict(mutant, results)] += 1
+            print(describe(mutant, results))
+    print(" · ".join(f"{sum(tally[kind, v] for v in ('ok', 'pending', 'problem'))} {kind}s: "
+                     f"{tally[kind, 'ok']} {'caught as declared' if kind == 'bug' else 'pass'}, "
+                     f"{tally[kind, 'pending']} pending, {tally[kind, 'problem']} with problems"
+                     for kind in ("bug", "alt")) + f" · {time.perf_counter() - started:.1f}s")
+    return 1 if tally["bug", "problem"] or tally["alt", "problem"] or not mutants else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Instructor releases: the student handout and the Gradescope autograder.
+
+    python -m attnlab.instructor.release handout [--out dist]      # dist/handout/: what students get
+    python -m attnlab.instructor.release autograder [--out dist]   # dist/autograder.zip: upload to Gradescope
+    python -m attnlab.instructor.release all [--out dist]
+
+The handout holds the student package (`attention/`, from student_template/), a pristine copy of the
+stubs (student_template/, where the checks read expected shapes), the harness without grading and
+mutation tools, tests/test_exercises.py, specs without hidden cases or hidden properties, the fixtures
+of visible cases only, the reference's pictures for `attnlab viz` (fixtures/_viz/), a pyproject with
+the `attnlab` command and a README in English and Chinese. No reference/, no hidden data.
+
+The autograder zip holds setup.sh and run_autograder at its root, and the full grader: grade.py,
+harness/, reference/ and spec/ (hidden cases included: grading draws fresh inputs from a secret seed).
+"""
+
+import argparse
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import yaml
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from attnlab import __version__
+from attnlab.core import paths
+from attnlab.core.spec import Course, QuizSpec
+from attnlab.core.spec_load import load_course
+
+PACKAGE = "attention"  # the student's working package in the handout
+TORCH_PIN = "torch==2.13.0"
+RELEASE_FILES = Path(__file__).resolve().parent / "release_files"
+HANDOUT_PACKAGES = ("core", "student")  # of attnlab/: what students run, and nothing else
+GRADER_PACKAGES = ("core", "student", "grade")
+HANDOUT_DEPS = ("torch", "numpy", "jaxtyping", "beartype", "pyyaml", "pytest", "hypothesis", "matplotlib")
+GRADER_DEPS = ("numpy", "jaxtyping", "beartype", "pyyaml", "hypothesis")  # torch is installed first, pinned
+SPEC_HEADER = "# Made by `python -m attnlab.instructor.release handout`: visible cases and properties only.\n"
+EXECUTABLE = 0o100755 << 16
+REGULAR = 0o100644 << 16
+
+
+class ReleaseError(RuntimeError):
+    """Something the release needs is missing or out of date; the message says which command fixes it."""
+
+
+def _templates() -> Environment:
+    # plain text (Markdown, TOML, shell), not HTML: nothing to escape
+    return Environment(loader=FileSystemLoader(RELEASE_FILES), autoescape=False, keep_trailing_newline=True,
+                       undefined=StrictUndefined)
+
+
+def requirements(names: tuple[str, ...]) -> list[str]:
+    """The project's own requirement strings (pyproject.toml) for `names`, in that order."""
+    import tomllib
+
+    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = pyproject["project"]["dependencies"]
+    by_name = {req.split(">")[0].split("=")[0].split("<")[0].strip().lower(): req for req in declared}
+    missing = [name for name in names if name not in by_name]
+    if missing:
+        raise ReleaseError(f"pyproject.toml: [project] dependencies lack {', '.join(missing)}")
+    return [by_name[name] for name in names]
+
+
+def _ignore(*names: str):
+    return shutil.ignore_patterns("__pycache__", "*.pyc", *names)
+
+
+def handout_spec(path: Path) -> str:
+    """spec/<id>.yaml without hidden cases and properties (comments and anchors are not kept)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["cases"] = [case for case in data["cases"] if case.get("visible") is True]
+    if "properties" in data:
+        data["properties"] = [p for p in data["properties"] if p.get("visible") is True]
+    return SPEC_HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110,
+                                        default_flow_style=None)
+
+
+def copy_spec(course: Course, target: Path) -> None:
+    target.mkdir(parents=True)
+    shutil.copy2(paths.SPEC_DIR / "course.yaml", target / "course.yaml")
+    for exercise in course.exercises:
+        source = paths.SPEC_DIR / f"{exercise.id}.yaml"
+        if isinstance(exercise, QuizSpec):
+            shutil.copy2(source, target / source.name)  # questions only; the answers are in reference/
+        else:
+            (target / source.name).write_text(handout_spec(source), encoding="utf-8")
+        code = source.with_suffix(".py")  # the exercise's laws and picture: every law is visible anyway
+        if code.is_file():
+            shutil.copy2(code, target / code.name)
+    _same_visible_checks(course, load_course(target))
+
+
+def _same_visible_checks(course: Course, shipped: Course) -> None:
+    """The handout's specs load and define exactly the visible checks of the originals."""
+    for original, copy in zip(course.coded, shipped.coded):
+        if (tuple(c for c in original.cases if c.visible) != copy.cases
+                or tuple(p for p in original.properties if p.visible) != copy.properties):
+            raise ReleaseError(f"spec/{original.id}.yaml: the handout copy changed a visible case or "
+                               "property")
+
+
+def copy_fixtures(course: Course, target: Path) -> None:
+    """Each visible case's .npz, whole (inputs, expected output, misconception outputs)."""
+    for exercise in course.coded:
+        for case in exercise.cases:
+            if not case.visible:
+                continue
+            source = paths.FIXTURES_DIR / exercise.id / f"{case.name}.npz"
+            if not source.is_file():
+                raise ReleaseError(f"{source} is missing: run `python -m attnlab.instructor.generate fixtures`")
+            (target / exercise.id).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / exercise.id / source.name)
+
+
+def copy_viz(course: Course, target: Path) -> None:
+    from attnlab.student import viz
+
+    drift = viz.sync_viz(course, _reference(), check=True)
+    if drift:
+        raise ReleaseError(f"{', '.join(drift)} out of date: run `python -m attnlab.instructor.generate viz`")
+    shutil.copytree(viz.VIZ_DIR, target, ignore=_ignore())
+
+
+def copy_laws(course: Course, target: Path) -> None:
+    """The laws' stored hypothesis draws (public inputs of public laws): the student's pytest replays them
+    instead of importing hypothesis and drawing."""
+    from attnlab.instructor.generate import sync_laws
+    from attnlab.core.laws import LAWS_FILE
+
+    if sync_laws(course, check=True):
+        raise ReleaseError(f"{LAWS_FILE} is out of date: run `python -m attnlab.instructor.generate laws`")
+    shutil.copy2(LAWS_FILE, target / LAWS_FILE.name)
+
+
+def copy_package(target: Path, packages: tuple[str, ...]) -> None:
+    """attnlab/__init__.py and the named subpackages of attnlab/ (an allow-list: nothing else is copied)."""
+    source = paths.ROOT / "attnlab"
+    target.mkdir(parents=True)
+    shutil.copy2(source / "__init__.py", target / "__init__.py")
+    for package in packages:
+        shutil.copytree(source / package, target / package, ignore=_ignore())
+
+
+def _reference():
+    from attnlab.core.scoring import load_reference
+
+    reference = load_reference()
+    if reference is None:
+        raise ReleaseError("reference/ is not importable: releases are made from the full repository")
+    return reference
+
+
+def _check_template(course: Course) -> None:
+    from attnlab.instructor.generate import sync_template
+
+    drift = sync_template(course, check=True)
+    if drift:
+        raise ReleaseError(f"{', '.join(drift)} out of date: run `python -m attnlab.instructor.generate template`")
+
+
+def _fresh(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def build_handout(*, out: Path) -> Path:
+    """Write out/handout/ from scratch; return its path."""
+    course = load_course(paths.SPEC_DIR)
+    _check_template(course)
+    handout = _fresh(Path(out) / "handout")
+    for name in (PACKAGE, "student_template"):  # the working copy and the pristine stubs
+        shutil.copytree(paths.TEMPLATE_DIR, handout / name, ignore=_ignore())
+    copy_package(handout / "attnlab", HANDOUT_PACKAGES)
+    copy_spec(course, handout / "spec")
+    copy_fixtures(course, handout / "fixtures")
+    copy_viz(course, handout / "fixtures" / "_viz")
+    copy_laws(course, handout / "fixtures")
+    values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
+              "requirements": requirements(HANDOUT_DEPS), "coded_points": sum(e.points for e in course.coded)}
+    env = _templates()
+    for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
+        text = env.get_template(f"handout/{template}").render(**values)
+        (handout / name).write_text(text, encoding="utf-8")
+    shutil.copy2(RELEASE_FILES / "handout" / "gitignore", handout / ".gitignore")
+    return handout
+
+
+def _stage_autograder(stage: Path) -> None:
+    shutil.copy2(paths.ROOT / "grade.py", stage / "grade.py")
+    copy_package(stage / "attnlab", GRADER_PACKAGES)
+    shutil.copytree(paths.REFERENCE_DIR, stage / "reference", ignore=_ignore())
+    shutil.copytree(paths.SPEC_DIR, stage / "spec", ignore=_ignore())
+    files = RELEASE_FILES / "autograder"
+    shutil.copy2(files / "run_autograder", stage / "run_autograder")
+    shutil.copy2(files / "finish_results.py", stage / "finish_results.py")
+    setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN)
+    (stage / "setup.sh").write_text(setup, encoding="utf-8")
+    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS)) + "\n", encoding="utf-8")
+
+
+def _zip_tree(stage: Path, target: Path) -> None:
+    executables = {"setup.sh", "run_autograder", "grade.py"}
+    tmp = target.with_name(f".{target.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(p for p in stage.rglob("*") if p.is_file()):
+            rel = path.relative_to(stage).as_posix()
+            info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = EXECUTABLE if rel in executables else REGULAR
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, path.read_bytes())
+    tmp.replace(target)
+
+
+def build_autograder(*, out: Path) -> Path:
+    """Write out/autograder.zip; return its path."""
+    load_course(paths.SPEC_DIR)  # a broken spec fails here, not on Gradescope
+    _reference()
+    target = Path(out) / "autograder.zip"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="attnlab-autograder-") as work:
+        _stage_autograder(Path(work))
+        _zip_tree(Path(work), target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.release", description=__doc__.split("\n")[0])
+    parser.add_argument("what", choices=["handout", "autograder", "all"])
+    parser.add_argument("--out", type=Path, default=paths.ROOT / "dist",
+                        help="output directory (default: dist/)")
+    opts = parser.parse_args(argv)
+    try:
+        if opts.what in ("handout", "all"):
+            print(f"handout: {build_handout(out=opts.out)}")
+        if opts.what in ("autograder", "all"):
+            print(f"autograder: {build_autograder(out=opts.out)}")
+    except (ReleaseError, OSError) as exc:
+        print(f"python -m attnlab.instructor.release: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

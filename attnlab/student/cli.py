@@ -1,0 +1,196 @@
+"""attnlab: where you stand and what to fix next.
+
+    attnlab status                  # every exercise: passed / failed / not implemented, visible points
+    attnlab check softmax           # one exercise, every check, the likely mistake, the hints
+    attnlab hint softmax            # what to implement and the hints
+    attnlab viz causal_attention    # PNG: your attention weights beside the reference's
+    attnlab submit                  # <package>-submission.zip with MANIFEST.json, to upload
+    attnlab --lang zh status        # 中文 (default: from the locale, or ATTNLAB_LANG)
+
+The package checked is `--impl PATH`, else $ATTNLAB_IMPL, else `attnlab_impl` under
+[tool.pytest.ini_options] of the project's pyproject.toml (the handout sets it to its `attention/`
+package), else `attention/` next to harness/ if it exists. Exit status: 0 on success (check: when the
+exercise passes), 1 when a check fails or the picture could not be drawn, 2 for a usage error.
+"""
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from attnlab.core import paths
+from attnlab.core.i18n import default_lang, t
+from attnlab.core.impl import InProcessImpl, load_package
+from attnlab.core.outcomes import Outcome, SubmissionError
+from attnlab.core.quiz import read_answers
+from attnlab.core.scoring import grade_exercise, make_context
+from attnlab.core.spec import QuizSpec, SpecError
+from attnlab.core.spec_load import load_course
+from attnlab.student.notebook import UnknownExercise, exercise_spec
+from attnlab.student.submit import SubmitError, build_submission
+from attnlab.student.text import pad, render_hints, render_result, say, status_word
+from attnlab.student.text import width as text_width
+
+DEFAULT_PACKAGE = "attention"
+COLUMNS = (18, 9)  # status, checks; the exercise column fits the longest id
+
+
+class UsageError(Exception):
+    """Exit status 2 with this message."""
+
+
+def ini_package(root: Path) -> str | None:
+    """`attnlab_impl` under [tool.pytest.ini_options] in root/pyproject.toml, if set."""
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    text = pyproject.read_text(encoding="utf-8")
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the one line we need is simple
+        match = re.search(r'^\s*attnlab_impl\s*=\s*"([^"]+)"', text, re.MULTILINE)
+        return match.group(1) if match else None
+    return tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {}).get("attnlab_impl")
+
+
+def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT) -> Path:
+    """The package directory under test (see the module docstring for the order)."""
+    given = impl or os.environ.get("ATTNLAB_IMPL")
+    if given:
+        path = Path(given).expanduser().resolve()
+    elif (configured := ini_package(root)) is not None:
+        path = (root / configured).resolve()
+    elif (root / DEFAULT_PACKAGE / "__init__.py").is_file():
+        path = root / DEFAULT_PACKAGE
+    else:
+        raise UsageError(say("no_package", lang, root=root))
+    if not (path / "__init__.py").is_file():
+        raise UsageError(say("not_a_package", lang, path=path))
+    return path
+
+
+def _row(width: int, name: str, status: str, checks: str, points: str) -> str:
+    return pad(name, width) + pad(status, COLUMNS[0]) + pad(checks, COLUMNS[1]) + points
+
+
+def _quiz_row(width: int, quiz: QuizSpec, package: Path, lang: str) -> str:
+    answers = read_answers(package / quiz.answers_file)
+    answered = sum(answers.get(q.id) is not None for q in quiz.questions)
+    status = say("quiz_status", lang, answered=answered, total=len(quiz.questions))
+    return _row(width, quiz.id, status, "", f"  – / {quiz.points:g}  ({say('quiz_later', lang)})")
+
+
+def cmd_status(opts, lang: str) -> int:
+    package = resolve_package(opts.impl, lang=lang)
+    course = load_course(paths.SPEC_DIR)
+    width = max([len(e.id) for e in course.exercises] + [text_width(say("total", lang))]) + 2
+    impl = InProcessImpl(package, name=package.name)
+    print(say("status_title", lang, package=package))
+    try:
+        load_package(package)
+    except SubmissionError as problem:
+        print(say("import_failed", lang, problem=problem.text(lang)))
+    columns = ("col_exercise", "col_status", "col_checks", "col_points")
+    print(_row(width, *(t(column, lang) for column in columns)))
+    earned, possible, unfinished = 0.0, 0.0, None
+    for exercise in course.exercises:
+        if isinstance(exercise, QuizSpec):
+            print(_quiz_row(width, exercise, package, lang))
+            continue
+        result = grade_exercise(make_context(exercise, impl, lang=lang), visible_only=True)
+        passed = sum(c.passed for c in result.checks)
+        print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{len(result.checks)}",
+                   f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
+        earned, possible = earned + result.score, possible + exercise.points
+        unfinished = unfinished or (exercise if result.status != "passed" else None)
+    print(_row(width, say("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
+    print()
+    print(say("next", lang, id=unfinished.id, title=unfinished.title.get(lang)) if unfinished
+          else say("all_done", lang))
+    print(say("hidden_note", lang))
+    return 0
+
+
+def cmd_check(opts, lang: str) -> int:
+    exercise = exercise_spec(opts.exercise, lang)
+    package = resolve_package(opts.impl, lang=lang)
+    result = grade_exercise(make_context(exercise, InProcessImpl(package, name=package.name), lang=lang),
+                            visible_only=True)
+    print(render_result(exercise, result, lang))
+    return 0 if result.status == "passed" else 1
+
+
+def cmd_hint(opts, lang: str) -> int:
+    print(render_hints(exercise_spec(opts.exercise, lang), lang))
+    return 0
+
+
+def cmd_viz(opts, lang: str) -> int:
+    from attnlab.student import viz
+
+    exercise = exercise_spec(opts.exercise, lang)
+    if viz.picture_of(exercise) is None:
+        supported = ", ".join(viz.drawable(load_course(paths.SPEC_DIR)))
+        raise UsageError(say("viz_unsupported", lang, id=exercise.id, supported=supported))
+    package = resolve_package(opts.impl, lang=lang)
+    out = Path(opts.output or f"{exercise.id}-attention.png")
+    problem = viz.draw(exercise, InProcessImpl(package, name=package.name), out, lang=lang)
+    if problem:
+        print(say("viz_yours_failed", lang, problem=problem))
+    print(say("viz_written", lang, path=out))
+    return 1 if problem else 0
+
+
+def cmd_submit(opts, lang: str) -> int:
+    package = resolve_package(opts.impl, lang=lang)
+    made = build_submission(package, out_dir=Path(opts.output or "."))
+    if made.skipped:
+        print(say("submit_skipped", lang, names=", ".join(made.skipped)))
+    print(say("submit_written", lang, path=made.path, count=len(made.files), package=package.name))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    # options valid before or after the command; SUPPRESS keeps a subcommand from resetting them
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--lang", choices=["en", "zh"], default=argparse.SUPPRESS,
+                        help="language (default: locale)")
+    common.add_argument("--impl", default=argparse.SUPPRESS, help="your package directory (see below)")
+    top = argparse.ArgumentParser(prog="attnlab", parents=[common], description=__doc__.split("\n")[0],
+                                  epilog=__doc__.split("\n\n", 1)[1],
+                                  formatter_class=argparse.RawTextHelpFormatter)
+    commands = top.add_subparsers(dest="command", required=True)
+    commands.add_parser("status", parents=[common], help="a table of every exercise (visible checks)")
+    for name, helptext in (("check", "one exercise in detail"), ("hint", "what to implement, and hints")):
+        commands.add_parser(name, parents=[common], help=helptext).add_argument("exercise")
+    viz = commands.add_parser("viz", parents=[common], help="your attention weights beside the reference's")
+    viz.add_argument("exercise")
+    viz.add_argument("-o", "--output", help="PNG path (default: ./EXERCISE-attention.png)")
+    submit = commands.add_parser("submit", parents=[common], help="zip your package for upload")
+    submit.add_argument("-o", "--output", help="directory for the zip (default: the current directory)")
+    return top
+
+
+COMMANDS = {"status": cmd_status, "check": cmd_check, "hint": cmd_hint, "viz": cmd_viz, "submit": cmd_submit}
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parser().parse_args(argv)
+    opts.impl = getattr(opts, "impl", None)
+    lang = getattr(opts, "lang", None) or default_lang()
+    try:
+        return COMMANDS[opts.command](opts, lang)
+    except Outcome as exc:
+        print(f"attnlab {opts.command}: {exc.text(lang)}", file=sys.stderr)
+        return 2
+    except (UsageError, UnknownExercise, SubmitError, SpecError) as exc:
+        print(f"attnlab {opts.command}: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `attnlab check softmax | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

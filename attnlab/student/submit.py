@@ -1,0 +1,94 @@
+"""`attnlab submit`: the student's package as `<package>-submission.zip`, ready to upload.
+
+The zip holds `<package>/…` (regular files only: no __pycache__, compiled files, hidden files or
+symlinks) and a root MANIFEST.json with the sha256 and size of every file, keyed by its path in the
+zip, so staff can tell exactly what was graded. grade.py accepts it as is: the package is the zip's
+single directory with __init__.py.
+"""
+
+import datetime as dt
+import hashlib
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab import __version__
+
+# The grader's caps on an upload (attnlab/grade/batch/submissions.py, not shipped in the handout).
+MAX_ENTRIES = 2000
+MAX_TOTAL_BYTES = 50 * 1024 * 1024
+SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", ".git", ".pytest_cache", ".hypothesis"}
+MANIFEST_FORMAT = "attnlab-submission/1"
+
+
+class SubmitError(ValueError):
+    """The package cannot be zipped for upload; the message says which file or limit."""
+
+
+@dataclass(frozen=True)
+class SubmissionZip:
+    path: Path  # the zip written
+    files: tuple[str, ...]  # their paths inside the zip ("<package>/softmax.py", ...)
+    skipped: tuple[str, ...]  # left out: symlinks and other non-regular files
+
+
+def package_files(package: Path) -> tuple[list[Path], list[str]]:
+    """Regular files to ship (sorted) and the names left out; never follows a symlink."""
+    files, skipped = [], []
+    for top, dirs, names in os.walk(package, followlinks=False):
+        top_path = Path(top)
+        for d in list(dirs):
+            if d in SKIPPED_DIRS or d.startswith(".") or (top_path / d).is_symlink():
+                dirs.remove(d)
+                if (top_path / d).is_symlink():
+                    skipped.append(str((top_path / d).relative_to(package)))
+        for name in names:
+            path = top_path / name
+            if name.startswith(".") or name.endswith((".pyc", ".pyo")):
+                continue
+            if path.is_symlink() or not path.is_file():
+                skipped.append(str(path.relative_to(package)))
+            else:
+                files.append(path)
+    return sorted(files), sorted(skipped)
+
+
+def manifest(package: Path, files: list[Path]) -> dict:
+    entries = {}
+    for path in files:
+        data = path.read_bytes()
+        name = f"{package.name}/{path.relative_to(package).as_posix()}"
+        entries[name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    return {"format": MANIFEST_FORMAT, "package": package.name, "harness_version": __version__,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "files": entries}
+
+
+def _check_package(package: Path, files: list[Path]) -> None:
+    if not (package / "__init__.py").is_file():
+        raise SubmitError(f"{package} is not your package: it has no __init__.py")
+    if len(files) + 1 > MAX_ENTRIES:
+        raise SubmitError(f"{package} has {len(files)} files; an upload may hold at most {MAX_ENTRIES - 1}")
+    total = sum(p.stat().st_size for p in files)
+    if total > MAX_TOTAL_BYTES:
+        raise SubmitError(f"{package} holds {total >> 20} MB; an upload may hold at most "
+                          f"{MAX_TOTAL_BYTES >> 20} MB (remove data files and checkpoints)")
+
+
+def build_submission(package: Path, *, out_dir: Path) -> SubmissionZip:
+    """Write out_dir/<package>-submission.zip with MANIFEST.json at its root."""
+    package = Path(package).resolve()
+    files, skipped = package_files(package)
+    _check_package(package, files)
+    target = Path(out_dir) / f"{package.name}-submission.zip"
+    if target.resolve().is_relative_to(package):
+        raise SubmitError(f"{target} would be inside the package it zips; run attnlab submit from elsewhere")
+    info = manifest(package, files)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path, name in zip(files, info["files"]):
+            zf.write(path, name)
+        zf.writestr("MANIFEST.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
+    os.replace(tmp, target)
+    return SubmissionZip(path=target, files=tuple(info["files"]), skipped=tuple(skipped))

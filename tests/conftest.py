@@ -1,0 +1,3 @@
+"""pytester runs pytest itself in a subprocess: the plugin is tested as students run it."""
+
+pytest_plugins = ["pytester"]
