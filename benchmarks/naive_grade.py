@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from attnlab.core import paths
-from attnlab.core.scoring import grade_exercise, grade_quiz, load_reference, make_context, read_answers
 from attnlab.core.impl import InProcessImpl
+from attnlab.core.scoring import grade_exercise, grade_quiz, load_reference, make_context, read_answers
 from attnlab.core.spec import QuizSpec
 from attnlab.core.spec_load import load_course
 

@@ -94,5 +94,6 @@ def dropout_generator(ctx, p: float = 0.5, size: int = 2000) -> None:
 
 
 def example(g: torch.Generator, lead: tuple[int, ...], dtype: torch.dtype) -> Example:
-    kwargs = {"in_features": randn(g, *lead, 5, 6, dtype=dtype), "p": 0.3, "generator": torch.Generator().manual_seed(0)}
+    kwargs = {"in_features": randn(g, *lead, 5, 6, dtype=dtype), "p": 0.3,
+              "generator": torch.Generator().manual_seed(0)}
     return Example(kwargs, ("in_features",), 6, random=True)

@@ -74,7 +74,8 @@ def rope_relative_position(ctx, examples: int = 15) -> None:
     for example in draws:
         m, n, s = example["m"], example["n"], example["s"]
         qk = noise(torch.empty(2, 2 * example["half"]), example["seed"])
-        calls += [_rope_args(qk, torch.tensor(positions), example["theta"], 4096) for positions in ([m, n], [m + s, n + s])]
+        calls += [_rope_args(qk, torch.tensor(positions), example["theta"], 4096)
+                  for positions in ([m, n], [m + s, n + s])]
     outs = ctx.outputs(calls)
     for example, call in zip(draws, calls[::2]):
         half, m, n, s, theta = (example[k] for k in ("half", "m", "n", "s", "theta"))

@@ -16,7 +16,8 @@ def _picture(call: Callable) -> np.ndarray:
     return heads(call(inputs=inputs).to(F64) @ torch.linalg.inv(inputs))
 
 
-PICTURE = Picture(_picture, "weights", Text(en="weights = output · X⁻¹ (X square)", zh="权重 = 输出 · X⁻¹（X 为可逆方阵）"))
+PICTURE = Picture(_picture, "weights",
+                  Text(en="weights = output · X⁻¹ (X square)", zh="权重 = 输出 · X⁻¹（X 为可逆方阵）"))
 
 
 def example(g: torch.Generator, lead: tuple[int, ...], dtype: torch.dtype) -> Example:

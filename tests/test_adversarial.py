@@ -17,6 +17,8 @@ import pytest
 
 from attnlab.core import paths
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 ATTACKS = Path(__file__).parent / "adversarial"
 SENTINELS = [Path("/tmp/attnlab-daemon-was-here"), Path("/tmp/attnlab-forged.json")]
 # what the grader should say about run_softmax (where the attack lives), beyond scoring zero

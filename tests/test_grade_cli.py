@@ -14,6 +14,8 @@ import pytest
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 GRADE = [sys.executable, str(paths.ROOT / "grade.py")]
 EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
 

@@ -21,7 +21,7 @@ from attnlab.core.spec_load import load_course
 COURSE = load_course(paths.SPEC_DIR)
 # the reference's run_* functions by name: R.run_softmax, ...
 R = SimpleNamespace(**{e.function: find_function(reference, e.module, e.function) for e in COURSE.coded})
-EXAMPLES = {e.id: code_for(paths.SPEC_DIR, e.id).example for e in COURSE.coded if code_for(paths.SPEC_DIR, e.id).example}
+EXAMPLES = {e.id: example for e in COURSE.coded if (example := code_for(paths.SPEC_DIR, e.id).example)}
 SEQ, D_IN, D_MODEL = 5, 6, 8  # the sizes the examples use (attnlab.core.examples)
 LEADING = [(), (2,), (2, 1, 3)]
 DTYPES = [torch.float32, torch.float64, torch.bfloat16]

@@ -4,9 +4,10 @@ inputs unchanged, values, then diagnose. Used in-process by the pytest plugin an
 
 import dataclasses
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import torch
 

@@ -12,7 +12,7 @@ def tolerance_for(tolerances: dict[str, Tolerance], dtype: torch.dtype) -> Toler
 
 
 def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
-    """The multi-index of a C-order flat index (plain arithmetic: torch.unravel_index imports sympy, ~1 s)."""
+    """The multi-index of a C-order flat index (plain arithmetic: torch.unravel_index imports sympy)."""
     index = []
     for size in reversed(shape):
         flat_index, i = divmod(flat_index, size) if size else (flat_index, 0)

@@ -13,10 +13,11 @@ reference and misconceptions, its mutations, and one line in spec/course.yaml.
 import functools
 import importlib.util
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from attnlab.core import i18n, laws
 

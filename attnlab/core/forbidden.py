@@ -6,18 +6,17 @@ Two layers:
   however the student reached it (aliases, getattr with built strings, imports bound before the guard
   was installed); banned objects match by identity and "aten." names by the function's name;
 - with deep=True, a TorchDispatchMode also sees every ATen operator that actually runs, so a banned op
-  reached inside C++ (an unbanned composite calling it) is caught too. It costs ~7 µs per operator (a
-  small op alone takes ~2 µs; the function layer adds ~2 µs), a quarter of a runner's time on the
-  reference: the checks use it for every case and leave the laws' many repeated calls of the same code
-  to the function layer.
+  reached inside C++ (an unbanned composite calling it) is caught too. It costs several times what a
+  small operator itself costs (benchmarks/README.md), so the checks use it for every case and leave the
+  laws' many repeated calls of the same code to the function layer.
 Spec names starting with "aten." are ATen overload packets; every other name is a dotted Python path.
 A hit is recorded before raising, so a submission that catches the exception is still reported.
 """
 
 import functools
 import importlib
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Iterator
 
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -65,7 +64,7 @@ class _DispatchGuard(TorchDispatchMode):
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         # torch wraps a mode's __torch_dispatch__ in torch._dynamo.disable, whose first call imports
-        # torch._dynamo (~1.4 s, paid by every student pytest run); nothing here is ever compiled
+        # torch._dynamo (seconds, paid by every student pytest run); nothing here is ever compiled
         return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):

@@ -11,8 +11,9 @@ a Message is rendered in the same language.
 
 import locale
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from attnlab.core.catalogue import CATALOGUE
 

@@ -18,7 +18,8 @@ import hashlib
 import inspect
 import json
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 

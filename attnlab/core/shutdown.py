@@ -1,7 +1,7 @@
 """A quicker interpreter exit once torch is imported.
 
 Python's shutdown runs garbage collections that traverse every object still alive, and torch leaves
-hundreds of thousands: ~0.5 s here, a fifth of a student's `pytest -m softmax`. atexit handlers run
+hundreds of thousands (benchmarks/README.md has the cost measured). atexit handlers run
 before those collections, so freezing the heap there (gc.freeze: later collections skip every object
 alive now) removes that time. Unlike os._exit, everything else about exiting still happens: atexit
 handlers, flushing, finalizers run by reference counting. A process that does not exit (pytest.main()

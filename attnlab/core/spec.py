@@ -4,9 +4,10 @@ A bad spec fails with SpecError naming the file, the key path and what was expec
 `spec/softmax.yaml: cases[2].args.in_features.dtype: expected one of [...], got 'float'`.
 """
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 LANGS = ("en", "zh")
 ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device")

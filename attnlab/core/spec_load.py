@@ -6,9 +6,24 @@ from typing import Any
 
 import yaml
 
-from attnlab.core.spec import (ARG_KINDS, CASE_CHECKS, LANGS, TENSOR_DTYPES, ArgRecipe, CaseSpec, Course,
-                               ExerciseSpec, Misconception, Output, PropertySpec, QuizQuestion, QuizSpec, SpecError,
-                               Text, Tolerance)
+from attnlab.core.spec import (
+    ARG_KINDS,
+    CASE_CHECKS,
+    LANGS,
+    TENSOR_DTYPES,
+    ArgRecipe,
+    CaseSpec,
+    Course,
+    ExerciseSpec,
+    Misconception,
+    Output,
+    PropertySpec,
+    QuizQuestion,
+    QuizSpec,
+    SpecError,
+    Text,
+    Tolerance,
+)
 
 _MISSING = object()
 
@@ -77,7 +92,7 @@ def _name(kind) -> str:
                         dict: "mapping"}.get(k, k.__name__) for k in kinds)
 
 
-# libyaml's safe loader when pyyaml was built with it (every wheel is): same data, ~10x faster to parse
+# libyaml's safe loader when pyyaml was built with it (every wheel is): same data, parsed in C
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

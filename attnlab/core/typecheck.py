@@ -7,7 +7,8 @@ dims must agree). When it fails, the student reads a sentence, not a beartype du
 
 import inspect
 import threading
-from typing import Any, Callable, get_args
+from collections.abc import Callable
+from typing import Any, get_args
 
 from beartype.door import die_if_unbearable
 from beartype.roar import BeartypeException

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.core import paths
-from attnlab.core.scoring import make_context, run_checks
 from attnlab.core.impl import FileImpl
 from attnlab.core.results import CheckResult
+from attnlab.core.scoring import make_context, run_checks
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
+from attnlab.core.status import Status
 
 CORPUS_DIR = paths.ROOT / "tests" / "mutations"
 KINDS = {"bug_": "bug", "alt_": "alt"}
@@ -125,9 +126,9 @@ def describe(mutant: Mutant, results: list[CheckResult]) -> str:
     failed = caught_by(results)
     if not failed:
         return f"{mutant.name}: ESCAPES every check{note}"
-    names = [r.name if r.status == "failed" else f"{r.name}[{r.status}]" for r in failed]
+    names = [r.name if r.status == Status.FAILED else f"{r.name}[{r.status}]" for r in failed]
     line = f"{mutant.name}: caught by {', '.join(names)}"
-    if all(r.status == "error" for r in failed):
+    if all(r.status == Status.ERROR for r in failed):
         line += " (only by raising)"
     found = diagnoses(results)
     if found:

@@ -127,8 +127,8 @@ def copy_viz(course: Course, target: Path) -> None:
 def copy_laws(course: Course, target: Path) -> None:
     """The laws' stored hypothesis draws (public inputs of public laws): the student's pytest replays them
     instead of importing hypothesis and drawing."""
-    from attnlab.instructor.generate import sync_laws
     from attnlab.core.laws import LAWS_FILE
+    from attnlab.instructor.generate import sync_laws
 
     if sync_laws(course, check=True):
         raise ReleaseError(f"{LAWS_FILE} is out of date: run `python -m attnlab.instructor.generate laws`")

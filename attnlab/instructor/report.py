@@ -20,11 +20,11 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from attnlab.core import paths
-from attnlab.grade.batch.outputs import read_result
 from attnlab.core.i18n import default_lang, t
-from attnlab.core.status import Status
 from attnlab.core.spec import Course, SpecError
 from attnlab.core.spec_load import load_course
+from attnlab.core.status import Status
+from attnlab.grade.batch.outputs import read_result
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TOP_MISCONCEPTIONS = 3
@@ -90,7 +90,7 @@ def exercise_stats(results: list[dict], course: Course | None, lang: str) -> lis
                 id=ex["id"], title=spec.title.get(lang) if spec else "", max_score=float(ex["max_score"]),
                 messages={m.id: m.message.get(lang) for m in getattr(spec, "misconceptions", ())}))
             row.attempts += 1
-            row.passed += ex["status"] == "passed"
+            row.passed += ex["status"] == Status.PASSED
             row.score_sum += float(ex["score"])
             row.statuses[str(ex["status"])] += 1
             row.diagnoses.update(set(map(str, ex.get("diagnoses") or ())))

@@ -27,6 +27,7 @@ from attnlab.core.quiz import read_answers
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
+from attnlab.core.status import Status
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_submission
 from attnlab.student.text import pad, render_hints, render_result, say, status_word
@@ -103,7 +104,7 @@ def cmd_status(opts, lang: str) -> int:
         print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{len(result.checks)}",
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
         earned, possible = earned + result.score, possible + exercise.points
-        unfinished = unfinished or (exercise if result.status != "passed" else None)
+        unfinished = unfinished or (exercise if result.status != Status.PASSED else None)
     print(_row(width, say("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
     print()
     print(say("next", lang, id=unfinished.id, title=unfinished.title.get(lang)) if unfinished
@@ -118,7 +119,7 @@ def cmd_check(opts, lang: str) -> int:
     result = grade_exercise(make_context(exercise, InProcessImpl(package, name=package.name), lang=lang),
                             visible_only=True)
     print(render_result(exercise, result, lang))
-    return 0 if result.status == "passed" else 1
+    return 0 if result.status == Status.PASSED else 1
 
 
 def cmd_hint(opts, lang: str) -> int:

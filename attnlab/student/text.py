@@ -7,6 +7,8 @@ import unicodedata
 from attnlab.core.i18n import known, t
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec import ExerciseSpec
+from attnlab.core.status import Status
+
 
 def say(key: str, lang: str, **values) -> str:
     """A sentence of the `attnlab` command (catalogue key "cli.<key>")."""
@@ -50,10 +52,10 @@ def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[str]:
 def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> str:
     """The block `attnlab check` prints: heading, each check, hint, then the score line."""
     lines = [say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points)]
-    if result.status == "not_implemented":
+    if result.status == Status.NOT_IMPLEMENTED:
         lines.append("  " + say("start_here", lang, function=exercise.function, module=exercise.module))
     lines += _check_lines(result.checks, lang)
-    if result.status not in ("passed", "not_implemented"):
+    if result.status not in (Status.PASSED, Status.NOT_IMPLEMENTED):
         lines.append("  " + say("hints_title", lang, id=exercise.id))
         lines += [f"    - {hint}" for hint in exercise.hints.get(lang) or exercise.hints["en"]]
     lines.append(say("score", lang, score=result.score, points=exercise.points,

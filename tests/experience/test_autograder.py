@@ -15,6 +15,8 @@ from attnlab.core import paths
 from attnlab.instructor.release import build_autograder
 from attnlab.student.submit import build_submission
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'
 SOFTMAX = ("    exps = torch.exp(in_features - in_features.amax(dim=dim, keepdim=True))\n"
            "    return exps / exps.sum(dim=dim, keepdim=True)\n")

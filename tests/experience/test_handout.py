@@ -13,8 +13,10 @@ import pytest
 import yaml
 
 from attnlab.core import paths
-from attnlab.instructor.release import PACKAGE, build_handout
 from attnlab.core.spec_load import load_course
+from attnlab.instructor.release import PACKAGE, build_handout
+
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
 STUB = '    raise NotImplementedError("exercise softmax: implement run_softmax")\n'
 SOFTMAX = ("    shifted = in_features - in_features.amax(dim=dim, keepdim=True)\n"
@@ -62,7 +64,8 @@ def test_handout_has_the_student_package_and_checks_and_no_instructor_material(h
                    "attnlab/student/pytest_plugin.py", "attnlab/core/checks.py", "fixtures/_viz/causal_attention.npz"):
         assert needed in present, needed
     assert not (handout / "reference").exists() and not (handout / "examples").exists()
-    assert not (handout / "tests").exists() and not (handout / "conftest.py").exists()  # no test module: checks come from spec/
+    # no test module: the plugin collects the checks from spec/
+    assert not (handout / "tests").exists() and not (handout / "conftest.py").exists()
     shipped = {p.split("/")[1] for p in present if p.startswith("attnlab/") and p.count("/") > 1}
     assert shipped == {"core", "student"}, shipped  # an allow-list: no grading, sandbox or instructor code
     template = files_under(paths.TEMPLATE_DIR)

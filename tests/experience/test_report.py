@@ -14,10 +14,10 @@ from markupsafe import escape
 from PIL import Image
 
 from attnlab.core import paths
-from attnlab.grade.batch.outputs import write_result
-from attnlab.instructor.report import main, render
 from attnlab.core.results import CheckResult, ExerciseResult, SubmissionResult
 from attnlab.core.spec_load import load_course
+from attnlab.grade.batch.outputs import write_result
+from attnlab.instructor.report import main, render
 
 COURSE = load_course(paths.SPEC_DIR)
 EVIL = '<script>alert("x")<script>'  # a submission name is a file's base name: no "/"
@@ -89,6 +89,7 @@ def test_report_cli_writes_the_file_and_refuses_an_empty_dir(results_dir, tmp_pa
     assert "holds no grade.py results" in capsys.readouterr().err
 
 
+@pytest.mark.e2e
 def test_report_renders_in_headless_chromium(results_dir, tmp_path):
     if not Path(CHROMIUM).exists():
         if os.environ.get("ATTNLAB_SKIP_BROWSER") == "1":

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 from attnlab.core import paths
-
-from attnlab.student import submit
 from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
+from attnlab.student import submit
 from attnlab.student.cli import UsageError, main, resolve_package
 
 EXAMPLES = paths.EXAMPLES_DIR
@@ -161,6 +160,7 @@ def test_submit_caps_match_the_graders():
     assert submit.MAX_ENTRIES <= MAX_ENTRIES and submit.MAX_TOTAL_BYTES <= MAX_TOTAL_BYTES
 
 
+@pytest.mark.e2e
 def test_console_script_is_installed():
     attnlab = shutil.which("attnlab", path=str(Path(sys.executable).parent))
     assert attnlab, "pip install -e . should install the attnlab console script"

@@ -6,6 +6,8 @@ import torch
 
 from attnlab.core.outcomes import Outcome, SubmissionError
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 HONEST = """
 import torch
 def run_softmax(x):

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnlab.grade.sandbox import forkserver, pipes, procs
+from attnlab.core.outcomes import SubmissionError
 from attnlab.grade.protocol.channel import decode_tensors, read_frame, write_frame
+from attnlab.grade.sandbox import forkserver, pipes, procs
 from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, runner_server
 from attnlab.grade.sandbox.levels import Isolation
 from attnlab.grade.sandbox.scratch import copy_submission
-from attnlab.core.outcomes import SubmissionError
+
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = Limits(timeout_s=3.0, import_timeout_s=3.0, memory_mb=2048, max_processes=32)  # as conftest.py
@@ -168,7 +170,8 @@ from attnlab.grade.sandbox.launch import Limits, runner_server
 impl = RemoteImpl(Path(sys.argv[1]), name="p", limits=Limits(), hidden_paths=[], scratch_root=Path(sys.argv[2]))
 impl.start()
 print(runner_server(Limits()).ready()["pid"], impl._runner.pid, impl._runner.init_pid, flush=True)
-impl.call_many(exercise="probe", module="probe", function="run_sleep", calls=[{"x": torch.zeros(1)}], forbidden_calls=())
+impl.call_many(exercise="probe", module="probe", function="run_sleep", calls=[{"x": torch.zeros(1)}],
+               forbidden_calls=())
 """
 
 
@@ -205,7 +208,8 @@ USERNS = """
 import os, torch
 def run_ids():
     status = open("/proc/self/status").read()
-    return torch.tensor([os.getpid(), float("CapEff:\\t0000000000000000" in status), float("NoNewPrivs:\\t1" in status)])
+    return torch.tensor([os.getpid(), float("CapEff:\\t0000000000000000" in status),
+                         float("NoNewPrivs:\\t1" in status)])
 """
 
 
@@ -216,7 +220,8 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
     scratch = tmp_path / "runner"
     scratch.mkdir()
     name = copy_submission(package, scratch, owner=None)
-    runner = ForkedRunner(level=Isolation.USER_NAMESPACES, limits=FAST, scratch=scratch, package=name, hidden=[], covered=[tmp_path])
+    runner = ForkedRunner(level=Isolation.USER_NAMESPACES, limits=FAST, scratch=scratch, package=name, hidden=[],
+                          covered=[tmp_path])
     pipes.Drain(runner.output, pipes.OutputTail(4096))
     try:
         reader = pipes.DeadlineReader(runner.replies, time.monotonic() + 30)

@@ -9,6 +9,8 @@ import torch
 
 from attnlab.core.outcomes import TimeLimit
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 BUDGET = 2.0
 SLACK = 1.5  # kill + reap of a whole pid namespace, on a loaded machine
 

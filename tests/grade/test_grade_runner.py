@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from attnlab.core.outcomes import ForbiddenCall, MemoryLimit, NotImplementedByStudent, SubmissionError
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox.launch import Limits
 from attnlab.grade.sandbox.levels import isolation_level
-from attnlab.core.outcomes import ForbiddenCall, MemoryLimit, NotImplementedByStudent, SubmissionError
+
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = f"seed-{uuid.uuid4().hex}"

@@ -12,6 +12,8 @@ import pytest
 
 from attnlab.grade.batch import cli, merge, run
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [f"student{i:03d}" for i in range(200)]
 

@@ -4,8 +4,8 @@ import torch
 
 from attnlab.core import paths
 from attnlab.core.checks import run_case
-from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.impl import FileImpl
+from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
@@ -167,7 +167,6 @@ def test_a_remembered_passing_signature_does_not_hide_a_wrong_one():
 
     from attnlab.core.outcomes import ShapeError
     from attnlab.core.typecheck import check_call
-
     from reference.softmax import run_softmax as fn
     args = {"in_features": torch.ones(2, 3), "dim": -1}
     for _ in range(2):  # the second time from memory

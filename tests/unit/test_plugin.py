@@ -5,6 +5,8 @@ import pytest
 
 from attnlab.core import paths
 
+pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+
 SPEC = str(paths.SPEC_DIR)
 
 

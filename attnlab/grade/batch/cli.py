@@ -27,7 +27,6 @@ from attnlab.grade.sandbox.launch import LAUNCHERS, Limits, runner_server
 from attnlab.grade.sandbox.levels import Isolation, isolation_level
 
 
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions. "
                                      "`grade.py merge DIR... --out DIR` combines shard outputs.")

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from attnlab.core import paths
-from attnlab.grade.batch import outputs
 from attnlab.core.spec import SpecError
 from attnlab.core.spec_load import load_course
+from attnlab.grade.batch import outputs
 
 TIMING = ("started_at", "duration_s")  # the only fields allowed to differ between two gradings
 

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from attnlab.core.results import ExerciseResult, SubmissionResult
+from attnlab.core.status import Status
 
 FEEDBACK_CAP = 4000
 RUN_FILE = "grading-run.json"  # the secret seed of an output dir; hidden from runners with the dir
@@ -67,7 +68,7 @@ def write_summary(out_dir: Path, exercise_ids: list[str]) -> Path:
 
 def _gradescope_test(ex: ExerciseResult) -> dict:
     return {"name": ex.id, "score": ex.score, "max_score": ex.max_score,
-            "status": "passed" if ex.status == "passed" else "failed",
+            "status": "passed" if ex.status == Status.PASSED else "failed",  # Gradescope's two words
             "output": f"[{ex.status}] {ex.feedback}"[:FEEDBACK_CAP], "visibility": "visible"}
 
 
@@ -87,5 +88,5 @@ def print_table(results: list[dict]) -> None:
     width = max([len(r["submission"]) for r in results] + [10])
     print(f"{'submission':<{width}}  {'score':>13}  exercises passed")
     for r in sorted(results, key=lambda d: d["submission"]):
-        passed = sum(e["status"] == "passed" for e in r["exercises"])
+        passed = sum(e["status"] == Status.PASSED for e in r["exercises"])
         print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")

@@ -27,7 +27,7 @@ def worker_limits(base: Limits, slot: int, cpus: list[int]) -> Limits:
 def allowed_cpus() -> list[int]:
     """The CPUs this process may run on; worker i and its runners get the i-th. A judge and its runner
     take turns (request, reply): on one CPU each reply wakes its reader there rather than on another
-    CPU, which costs ~0.1 ms per call on a VM and halved the round trip here. [] where affinity cannot be
+    CPU, which costs a cross-CPU wake-up per call on a VM (benchmarks/README.md). [] where affinity cannot be
     set (then nothing is pinned)."""
     return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 

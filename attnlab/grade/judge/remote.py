@@ -19,12 +19,26 @@ import torch
 
 from attnlab.core.i18n import from_wire
 from attnlab.core.impl import Returned
-from attnlab.core.outcomes import (ForbiddenCall, MemoryLimit, NotImplementedByStudent, Outcome, ShapeError,
-                                   SubmissionError, TimeLimit)
+from attnlab.core.outcomes import (
+    ForbiddenCall,
+    MemoryLimit,
+    NotImplementedByStudent,
+    Outcome,
+    ShapeError,
+    SubmissionError,
+    TimeLimit,
+)
 from attnlab.core.status import Status
 from attnlab.grade.protocol.args import encode_args, mirror_inplace
-from attnlab.grade.protocol.channel import (ChannelClosed, ChannelError, ChannelTruncated, decode_tensors,
-                                            encode_tensors, read_frame, write_frame)
+from attnlab.grade.protocol.channel import (
+    ChannelClosed,
+    ChannelError,
+    ChannelTruncated,
+    decode_tensors,
+    encode_tensors,
+    read_frame,
+    write_frame,
+)
 from attnlab.grade.sandbox import pipes
 from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, start_runner
 from attnlab.grade.sandbox.levels import isolation_level
@@ -143,7 +157,8 @@ class RemoteImpl:
         try:
             package = copy_submission(self.submission_dir, self._scratch, owner=owner)
         except OSError as exc:
-            self._import_failure = SubmissionError("upload.cannot_copy", path=str(self.submission_dir), problem=str(exc))
+            self._import_failure = SubmissionError("upload.cannot_copy", path=str(self.submission_dir),
+                                                   problem=str(exc))
         except SubmissionError as exc:
             self._import_failure = exc
         if self._import_failure is not None:
@@ -179,7 +194,7 @@ class RemoteImpl:
                 raise RuntimeError(f"the grading runner did not start within {timeout_s} s") from None
             raise TimeLimit("grade.import_timeout", seconds=timeout_s) from None
         except (ChannelError, OSError) as exc:
-            raise self._failure("importing the submission", exc, starting=stage == "started")
+            raise self._failure("importing the submission", exc, starting=stage == "started") from None
         if stage == "started" and header.get("status") != "started":
             raise self._failure("starting", ChannelError(f"unexpected frame {header!r:.200}"), starting=True)
         return header

@@ -23,19 +23,26 @@ from typing import Any
 import torch
 
 from attnlab.core.i18n import Message, to_wire
-from attnlab.core.inputs import changed
 from attnlab.core.impl import call_checked, describe_exception, find_function, load_package, vjp_call
+from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.status import Status
 from attnlab.grade.protocol.args import decode_args
-from attnlab.grade.protocol.channel import (ChannelClosed, ChannelError, decode_tensors, encode_tensors, read_frame,
-                                            write_frame)
+from attnlab.grade.protocol.channel import (
+    ChannelClosed,
+    ChannelError,
+    decode_tensors,
+    encode_tensors,
+    read_frame,
+    write_frame,
+)
 
 MAX_REQUEST = 1 << 31
 MAX_REQUEST_HEADER = 1 << 24  # a request lists its calls in the header (the judge is trusted here)
 
 
-def run_call(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, dict[str, torch.Tensor]]:
+def run_call(package, common: dict, call: dict,
+             tensors: dict[str, torch.Tensor]) -> tuple[dict, dict[str, torch.Tensor]]:
     """Make one call of a request; the ok-reply fields and the tensors to send back."""
     kwargs = decode_args(call["args"], tensors)
     fn = find_function(package, common["module"], common["function"])
@@ -97,7 +104,8 @@ def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]
         return {**reply, "tensors": meta}, data
     except Outcome as exc:
         if _is_memory_failure(exc):
-            return _error(Status.MEMORY, Message("grade.out_of_memory", {"exercise": exercise, "detail": exc.message})), b""
+            out_of_memory = Message("grade.out_of_memory", {"exercise": exercise, "detail": exc.message})
+            return _error(Status.MEMORY, out_of_memory), b""
         return _error(exc.status, exc.message, getattr(exc, "call", None)), b""
     except MemoryError as exc:
         return _error(Status.MEMORY, Message("grade.out_of_memory", {"exercise": exercise, "detail": str(exc)})), b""

@@ -1,5 +1,5 @@
 """The runner forkserver: one process imports torch, numpy and the harness once and forks a runner per
-request, instead of each runner paying `import torch` (~2 s) and the harness's imports. It never reads
+request, instead of each runner paying `import torch` and the harness's imports. It never reads
 student data or runs student code, and runs no torch op (no intra-op thread pool exists for fork to
 break); it only receives jail configs (paths, limits) and fds.
 
@@ -15,7 +15,7 @@ is single-threaded, as CLONE_NEWUSER requires), then forks I, pid 1 of the new p
 itself and becomes the runner (runner.py); P waits and exits as I did, like `unshare --fork --kill-child`.
 As root the server makes the pid namespace itself before forking, so P is I: pid 1 from the start, it
 unshares the other namespaces and becomes the runner, and the server sends "init" too (one fork and one
-big process's teardown per runner instead of two: ~20 ms less). Without namespaces P is the runner. The
+big process's teardown per runner instead of two). Without namespaces P is the runner. The
 judge kills I by its pidfd: the whole namespace is gone before that pidfd reports.
 """
 

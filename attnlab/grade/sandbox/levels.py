@@ -68,7 +68,8 @@ def isolation_level(requested: str = "auto") -> Isolation:
     try:
         wanted = Isolation(requested)
     except ValueError:
-        raise ValueError(f"isolation must be 'auto' or one of {[i.value for i in Isolation]}, got {requested!r}") from None
+        choices = [i.value for i in Isolation]
+        raise ValueError(f"isolation must be 'auto' or one of {choices}, got {requested!r}") from None
     if wanted in (best, Isolation.RLIMITS_ONLY):
         return wanted
     raise ValueError(f"isolation {requested!r} is not available here (as uid {os.geteuid()} the best is "
