@@ -24,7 +24,7 @@ SENTINELS = [Path("/tmp/attnlab-daemon-was-here"), Path("/tmp/attnlab-forged.jso
 # what the grader should say about run_softmax (where the attack lives), beyond scoring zero
 SOFTMAX_STATUS = {"infinite_loop": "timeout", "ignore_signals": "timeout", "sleep_at_import": "timeout",
                   "exit_at_import": "error", "os_exit_in_call": "error", "segfault": "error",
-                  "syntax_error": "error", "import_reference": "not_implemented", "memory_bomb": "memory",
+                  "syntax_error": "error", "import_reference": "error", "memory_bomb": "memory",
                   "fixture_replay": "not_implemented", "read_reference_via_proc": "not_implemented"}
 
 
@@ -93,6 +93,8 @@ def test_attack_scores_exactly_what_an_honest_stub_scores(graded, attack):
     softmax = result["exercises"][0]
     if attack in SOFTMAX_STATUS:
         assert softmax["status"] == SOFTMAX_STATUS[attack], softmax["feedback"][:500]
+    if attack == "import_reference":  # the course's import rules refuse it before the jail has to
+        assert "your code imports reference (__init__.py), which is not available" in softmax["feedback"]
 
 
 def test_no_file_outside_scratch_changed(graded):

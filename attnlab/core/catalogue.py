@@ -64,6 +64,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "only_this_function": {"en": "only {given} was given to check(), not {function}",
                            "zh": "check() 只得到了 {given}，没有 {function}"},
     "raw": {"en": "{text}", "zh": "{text}"},
+    "library_not_in_course": {
+        "en": "your code imports {package} ({file}), which is not available in this course: it offers {offered} and "
+              "Python's standard library",
+        "zh": "你的代码导入了 {package}（{file}），本课程不提供该包：可用的有 {offered} 以及 Python 标准库"},
 
     # -- laws (the generic ones; an exercise's own laws bring their sentences in spec/<id>.py) ----------
     "law_detail": {"en": "{what}: {detail}", "zh": "{what}：{detail}"},
@@ -74,6 +78,17 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "law_permutation_equivariant": {"en": "permuting {names} by {perm} did not permute the output the same way",
                                     "zh": "按 {perm} 置换 {names} 后，输出没有以相同方式置换"},
     "law_gradient": {"en": "the gradient with respect to {name}", "zh": "对 {name} 的梯度"},
+    "law_gradient_unreached": {
+        "en": "no gradient reaches {name}: the output does not depend on it through autograd",
+        "zh": "没有梯度传到 {name}：输出并未通过自动求导依赖于它"},
+    "hint_gradient_unreached": {
+        "en": "gradients must flow from the output back to the arguments: a tensor copied into a module with "
+              ".data, load_state_dict or nn.Parameter(...) is a new leaf and receives no gradient, and "
+              ".detach(), torch.no_grad() or a NumPy round trip cut the graph; computing with the arguments "
+              "themselves (F.linear(x, W), x @ W.T) keeps it",
+        "zh": "梯度必须能从输出传回参数：用 .data、load_state_dict 或 nn.Parameter(...) 复制进模块的张量是新的叶子节点，"
+              "收不到梯度；.detach()、torch.no_grad() 或经由 NumPy 转换都会切断计算图；直接用参数本身计算"
+              "（F.linear(x, W)、x @ W.T）才能保留"},
     "law_gradient_no_reference": {
         "en": "not run: no reference gradients for case {case} here (neither reference/ nor its fixture)",
         "zh": "未运行：此处没有用例 {case} 的参考梯度（既没有 reference/，也没有其 fixture）"},
@@ -164,13 +179,30 @@ CATALOGUE: dict[str, dict[str, str]] = {
                               "zh": "提交 {path} 中的文件超过 {limit} 个"},
     "upload.too_large": {"en": "submission {path} is larger than {mb} MB", "zh": "提交 {path} 大于 {mb} MB"},
     "upload.cannot_copy": {"en": "cannot copy the submission {path}: {problem}", "zh": "无法复制提交 {path}：{problem}"},
-    "grade.import_timeout": {"en": "importing the submission took longer than {seconds:g} s",
-                             "zh": "导入提交耗时超过 {seconds:g} 秒"},
-    "grade.import_failed": {"en": "importing the submission failed: {problem}", "zh": "导入提交失败：{problem}"},
-    "grade.time_limit": {"en": "{exercise}: exceeded the time limit of {seconds:g} s",
-                         "zh": "{exercise}：超过了 {seconds:g} 秒的时间限制"},
-    "grade.budget_used": {"en": "{exercise}: the time budget of {seconds:g} s is used up",
-                          "zh": "{exercise}：{seconds:g} 秒的时间预算已用完"},
+    "grade.cpu_limit": {"en": "{exercise}: used more than its {seconds:g} s of CPU time (the time limit)",
+                        "zh": "{exercise}：CPU 时间超过了 {seconds:g} 秒（时间限制）"},
+    "grade.import_cpu_limit": {"en": "importing the submission used more than {seconds:g} s of CPU time",
+                               "zh": "导入提交所用的 CPU 时间超过了 {seconds:g} 秒"},
+    "grade.import_idle_limit": {
+        "en": "importing the submission did not finish after {seconds:g} s, though it computed for only {cpu:.1f} s: "
+              "it was waiting (sleep, input that never comes?)",
+        "zh": "导入提交在 {seconds:g} 秒后仍未完成，但只计算了 {cpu:.1f} 秒：它一直在等待（sleep、永远不会到来的输入？）"},
+    "grade.import_overloaded": {
+        "en": "importing the submission did not finish after {seconds:g} s of wall-clock time, most of it spent "
+              "waiting for a CPU: the grading machine was overloaded, which is not your code's doing; it will be "
+              "graded again",
+        "zh": "导入提交在 {seconds:g} 秒的墙钟时间后仍未完成，其中大部分时间在等待 CPU：评分机器过载，"
+              "这不是你的代码造成的；它会被重新评分"},
+    "grade.idle_limit": {
+        "en": "{exercise}: not finished after {seconds:g} s, though it computed for only {cpu:.1f} s: it was waiting "
+              "(sleep, a lock, input that never comes?)",
+        "zh": "{exercise}：{seconds:g} 秒后仍未结束，但只计算了 {cpu:.1f} 秒：它一直在等待（sleep、锁、永远不会到来的输入？）"},
+    "grade.overloaded": {
+        "en": "{exercise}: not finished after {seconds:g} s of wall-clock time, most of it spent waiting for a CPU "
+              "({cpu:.1f} s computed): the grading machine was overloaded, which is not your code's doing; it "
+              "will be graded again",
+        "zh": "{exercise}：{seconds:g} 秒的墙钟时间后仍未结束，其中大部分时间在等待 CPU（计算了 {cpu:.1f} 秒）："
+              "评分机器过载，这不是你的代码造成的；它会被重新评分"},
     "grade.protocol": {"en": "{exercise}: runner protocol violation: {detail}", "zh": "{exercise}：运行器协议违规：{detail}"},
     "grade.killed": {"en": "{exercise}: the runner was killed (SIGKILL), most likely out of memory",
                      "zh": "{exercise}：运行器被杀死（SIGKILL），很可能是内存不足"},

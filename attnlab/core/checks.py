@@ -150,7 +150,7 @@ def gradients_of(fn: Callable, exercise: ExerciseSpec, args: dict[str, Any], wrt
         cotangent = noise(fn(**args), 13)
     _, grads = vjp_call(fn, exercise=exercise.id, function=exercise.function, kwargs=args, forbidden_calls=(),
                         wrt=wrt, cotangent=cotangent)
-    return cotangent, grads
+    return cotangent, {name: torch.zeros_like(args[name]) if g is None else g for name, g in grads.items()}
 
 
 def describe_inputs(args: dict[str, Any]) -> str:
@@ -178,9 +178,16 @@ def _failure_text(ctx: Context, case: str, args: dict[str, Any], detail: Message
     return "\n".join(lines)
 
 
-def hint_line(exercise: ExerciseSpec, lang: str) -> str:
-    """Shown once under an exercise's failures (pytest: under each failing test)."""
-    return "  " + t("hint", lang, hint=exercise.hint(lang))
+def hint_line(exercise: ExerciseSpec, lang: str, failures: list[CheckResult] = ()) -> str:
+    """Shown once under an exercise's failures (pytest: under each failing test): the failures' own hints
+    where they have one (advice about what went wrong), else the exercise's general hint."""
+    own = list(dict.fromkeys(f.hint for f in failures if not f.passed and f.hint))
+    return "\n".join("  " + t("hint", lang, hint=hint) for hint in own or [exercise.hint(lang)])
+
+
+def _hint(exc: Exception, lang: str) -> str:
+    hint = getattr(exc, "hint", None)
+    return hint.text(lang) if hint is not None else ""
 
 
 def run_case(ctx: Context, case: CaseSpec) -> CheckResult:
@@ -198,7 +205,8 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
 def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: torch.Tensor | None,
                  got: torch.Tensor | Outcome | CheckFailure) -> CheckResult:
     if isinstance(got, RAISED):
-        return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message))
+        return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
+                           hint=_hint(got, ctx.lang))
     if expected is None:
         return CheckResult(case.name, True, Status.PASSED)
     tol = tolerance_for(ctx.exercise.tolerance, got.dtype)
@@ -216,10 +224,10 @@ def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
         prop.law(dataclasses.replace(ctx, deep_guard=False), **prop.params)
     except Outcome as outcome:
         return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, outcome.message, law=False),
-                           kind="property")
+                           kind="property", hint=_hint(outcome, ctx.lang))
     except CheckFailure as failure:
         return CheckResult(prop.name, False, Status.FAILED, _property_text(ctx, prop.name, failure.message),
-                           kind="property")
+                           kind="property", hint=_hint(failure, ctx.lang))
     return CheckResult(prop.name, True, Status.PASSED, kind="property")
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from attnlab.core import forbidden, inputs
+from attnlab.core import forbidden, imports, inputs
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 
@@ -44,11 +44,13 @@ class Implementation(Protocol):
 
     def vjp(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
             forbidden_calls: tuple[str, ...], wrt: tuple[str, ...],
-            cotangent: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]: ...
+            cotangent: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor | None]]: ...
 
 
-def load_package(path: Path) -> ModuleType:
-    """Import the directory `path` (laid out like student_template/) as a fresh, uniquely named package."""
+def load_package(path: Path, libraries: tuple[str, ...] | None = None) -> ModuleType:
+    """Import the directory `path` (laid out like student_template/) as a fresh, uniquely named package.
+    With `libraries`, its files may import only those, the standard library and the framework
+    (attnlab.core.imports)."""
     path = Path(path).resolve()
     init = path / "__init__.py"
     if not init.is_file():
@@ -56,6 +58,8 @@ def load_package(path: Path) -> ModuleType:
     name = "attnlab_impl_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     if name in sys.modules:
         return sys.modules[name]
+    if libraries is not None:
+        imports.enforce(name, libraries)
     spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(path)])
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
@@ -63,18 +67,29 @@ def load_package(path: Path) -> ModuleType:
         spec.loader.exec_module(package)
     except Exception as exc:
         del sys.modules[name]
-        raise SubmissionError("import_failed", what=str(path), problem=describe_exception(exc)) from exc
+        raise _import_problem(str(path), exc) from exc
     return package
+
+
+def _import_problem(what: str, exc: Exception) -> SubmissionError:
+    """Why importing student code failed: a package the course does not offer, or the exception."""
+    missing = imports.not_in_course(exc)
+    if missing is not None:
+        return SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
+                               offered=", ".join(missing.offered))
+    return SubmissionError("import_failed", what=what, problem=describe_exception(exc))
 
 
 def find_function(package: ModuleType, module: str, function: str) -> Callable:
     """`package.module.function`, or `package.function` if the student moved it."""
     try:
         mod = importlib.import_module(f"{package.__name__}.{module}")
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package.__name__}.{module}" or isinstance(exc, imports.NotInCourse):
+            raise _import_problem(f"{module}.py", exc) from exc  # the module exists but imports something missing
         mod = package
     except Exception as exc:
-        raise SubmissionError("import_failed", what=f"{module}.py", problem=describe_exception(exc)) from exc
+        raise _import_problem(f"{module}.py", exc) from exc
     fn = getattr(mod, function, None) or getattr(package, function, None)
     if not callable(fn):
         raise NotImplementedByStudent("function_missing", function=function, module=module)
@@ -112,6 +127,9 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
     except RecursionError as exc:
         raise SubmissionError("exercise_problem", exercise=exercise, problem=describe_exception(exc)) from None
     except Exception as exc:
+        if (missing := imports.not_in_course(exc)) is not None:
+            raise SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
+                                  offered=", ".join(missing.offered)) from None
         raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
 
 
@@ -134,14 +152,15 @@ def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str
 class InProcessImpl:
     """Imports the package at `path` into this process. Used by pytest and notebooks."""
 
-    def __init__(self, path: Path, name: str | None = None):
+    def __init__(self, path: Path, name: str | None = None, *, libraries: tuple[str, ...] | None = None):
         self.path = Path(path)
         self.name = name or self.path.name
+        self.libraries = libraries  # None: any import (the mutation corpus, trusted test data)
         self._package: ModuleType | None = None
 
     def _function(self, module: str, function: str) -> Callable:
         if self._package is None:
-            self._package = load_package(self.path)
+            self._package = load_package(self.path, self.libraries)
         return find_function(self._package, module, function)
 
     def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True):
@@ -160,13 +179,15 @@ class InProcessImpl:
 
 
 def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
-    """Output and gradients of <output, cotangent> with respect to the tensors named in `wrt`."""
+    """Output and gradients of <output, cotangent> with respect to the tensors named in `wrt`; None for an
+    argument the output does not depend on through autograd (no gradient reaches it)."""
     leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
     with torch.enable_grad():
         output = as_tensor(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
                                   forbidden_calls=forbidden_calls), function)
         if not output.requires_grad:
-            raise SubmissionError("not_differentiable", function=function)
+            raise SubmissionError("not_differentiable", function=function).with_hint(
+                Message("hint_gradient_unreached"))
         if output.shape != cotangent.shape:
             raise SubmissionError("vjp_shape", function=function, got=tuple(output.shape),
                                   expected=tuple(cotangent.shape))
@@ -177,8 +198,7 @@ def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, 
             grads = torch.autograd.grad(inner, list(leaves.values()), allow_unused=True)
         except Exception as exc:
             raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
-    return output.detach(), {name: (g if g is not None else torch.zeros_like(leaves[name])).detach()
-                             for name, g in zip(wrt, grads)}
+    return output.detach(), {name: None if g is None else g.detach() for name, g in zip(wrt, grads)}
 
 
 class FileImpl(InProcessImpl):

@@ -165,4 +165,6 @@ def gradient(ctx, base_case: str, wrt: list) -> None:
     cotangent, ref_grads = stored
     _, grads = ctx.vjp(args, wrt=tuple(wrt), cotangent=cotangent)
     for name in wrt:
+        if grads[name] is None:  # the cause is visible: say it, instead of the exercise's generic hint
+            raise CheckFailure("law_gradient_unreached", name=name).with_hint(Message("hint_gradient_unreached"))
         expect_close(ctx, grads[name], ref_grads[name], Message("law_gradient", {"name": name}))

@@ -2,7 +2,8 @@
 
 Every driver (in-process pytest, the grading runner) raises exactly these, so a check is written once.
 Each carries a catalogue message (attnlab.core.i18n), rendered in the reader's language by `text(lang)`;
-`str()` is the English text.
+`str()` is the English text. `with_hint(message)` attaches advice specific to what went wrong, shown
+instead of the exercise's general hint.
 """
 
 from typing import Any
@@ -15,6 +16,7 @@ class Outcome(Exception):
     """Base: the call did not produce a usable output."""
 
     status = Status.ERROR
+    hint: Message | None = None
 
     def __init__(self, key: str, /, **values: Any):
         self.message = Message(key, values)
@@ -22,6 +24,10 @@ class Outcome(Exception):
 
     def text(self, lang: str = "en") -> str:
         return self.message.text(lang)
+
+    def with_hint(self, hint: Message) -> "Outcome":
+        self.hint = hint
+        return self
 
     def __str__(self) -> str:
         return self.text("en")
@@ -83,6 +89,7 @@ class CheckFailure(AssertionError):
     """A check ran and the output was wrong."""
 
     status = Status.FAILED
+    hint: Message | None = None
 
     def __init__(self, key: str, /, **values: Any):
         self.message = Message(key, values)
@@ -90,6 +97,10 @@ class CheckFailure(AssertionError):
 
     def text(self, lang: str = "en") -> str:
         return self.message.text(lang)
+
+    def with_hint(self, hint: Message) -> "CheckFailure":
+        self.hint = hint
+        return self
 
     def __str__(self) -> str:
         return self.text("en")

@@ -18,6 +18,7 @@ class CheckResult:
     message: str = ""
     diagnosis: str = ""  # misconception id matched, if any
     kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
+    hint: str = ""  # advice for this failure, shown instead of the exercise's general hint
 
 
 @dataclass(frozen=True)

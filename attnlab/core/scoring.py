@@ -80,7 +80,7 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
     if len(failures) > FEEDBACK_FAILURES:
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
     if failures and status != Status.NOT_IMPLEMENTED:
-        feedback += "\n" + hint_line(exercise, lang)
+        feedback += "\n" + hint_line(exercise, lang, checks)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(checks))
 

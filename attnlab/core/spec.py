@@ -139,6 +139,7 @@ class Course:
     title: Text
     total_points: float
     exercises: tuple[ExerciseSpec | QuizSpec, ...]
+    libraries: tuple[str, ...] = ()  # what student code may import besides the standard library and torch
 
     def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
         for ex in self.exercises:

@@ -322,7 +322,7 @@ def load_course(spec_dir: Path) -> Course:
     """spec/course.yaml lists the exercises in order; each id must have spec/<id>.yaml and vice versa."""
     spec_dir = Path(spec_dir)
     node = read_yaml(spec_dir / "course.yaml")
-    node.only({"title", "total_points", "exercises"})
+    node.only({"title", "total_points", "exercises", "libraries"})
     ids = [n.value for n in node.sequence("exercises")]
     on_disk = sorted(p.stem for p in spec_dir.glob("*.yaml") if p.stem != "course")
     if sorted(ids) != on_disk:
@@ -331,4 +331,14 @@ def load_course(spec_dir: Path) -> Course:
     total = float(node.get("total_points", (int, float)))
     if abs(sum(e.points for e in loaded) - total) > 1e-9:
         raise node.child("total_points").fail(f"the sum of exercise points {sum(e.points for e in loaded)}", total)
-    return Course(title=text(node, "title"), total_points=total, exercises=loaded)
+    return Course(title=text(node, "title"), total_points=total, exercises=loaded, libraries=libraries(node))
+
+
+def libraries(node: Node) -> tuple[str, ...]:
+    """course.yaml's `libraries:`: importable top-level package names (e.g. einops)."""
+    names = []
+    for item in node.sequence("libraries", required=False):
+        if not isinstance(item.value, str) or not item.value.isidentifier():
+            raise item.fail("a package's import name (e.g. einops)", item.value)
+        names.append(item.value)
+    return tuple(names)

@@ -181,7 +181,8 @@ def build_handout(*, out: Path) -> Path:
     copy_viz(course, handout / "fixtures" / "_viz")
     copy_laws(course, handout / "fixtures")
     values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
-              "requirements": requirements(HANDOUT_DEPS), "coded_points": sum(e.points for e in course.coded)}
+              "requirements": requirements(HANDOUT_DEPS + course.libraries),
+              "coded_points": sum(e.points for e in course.coded)}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
         text = env.get_template(f"handout/{template}").render(**values)
@@ -200,7 +201,8 @@ def _stage_autograder(stage: Path) -> None:
     shutil.copy2(files / "finish_results.py", stage / "finish_results.py")
     setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN)
     (stage / "setup.sh").write_text(setup, encoding="utf-8")
-    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS)) + "\n", encoding="utf-8")
+    libraries = load_course(paths.SPEC_DIR).libraries  # student code may import them: installed in the image
+    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS + libraries)) + "\n", encoding="utf-8")
 
 
 def _zip_tree(stage: Path, target: Path) -> None:

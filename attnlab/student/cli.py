@@ -86,10 +86,10 @@ def cmd_status(opts, lang: str) -> int:
     package = resolve_package(opts.impl, lang=lang)
     course = load_course(paths.SPEC_DIR)
     width = max([len(e.id) for e in course.exercises] + [text_width(say("total", lang))]) + 2
-    impl = InProcessImpl(package, name=package.name)
+    impl = InProcessImpl(package, name=package.name, libraries=course.libraries)
     print(say("status_title", lang, package=package))
     try:
-        load_package(package)
+        load_package(package, course.libraries)
     except SubmissionError as problem:
         print(say("import_failed", lang, problem=problem.text(lang)))
     columns = ("col_exercise", "col_status", "col_checks", "col_points")
@@ -116,7 +116,8 @@ def cmd_status(opts, lang: str) -> int:
 def cmd_check(opts, lang: str) -> int:
     exercise = exercise_spec(opts.exercise, lang)
     package = resolve_package(opts.impl, lang=lang)
-    result = grade_exercise(make_context(exercise, InProcessImpl(package, name=package.name), lang=lang),
+    impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
+    result = grade_exercise(make_context(exercise, impl, lang=lang),
                             visible_only=True)
     print(render_result(exercise, result, lang))
     return 0 if result.status == Status.PASSED else 1
@@ -136,7 +137,8 @@ def cmd_viz(opts, lang: str) -> int:
         raise UsageError(say("viz_unsupported", lang, id=exercise.id, supported=supported))
     package = resolve_package(opts.impl, lang=lang)
     out = Path(opts.output or f"{exercise.id}-attention.png")
-    problem = viz.draw(exercise, InProcessImpl(package, name=package.name), out, lang=lang)
+    impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
+    problem = viz.draw(exercise, impl, out, lang=lang)
     if problem:
         print(say("viz_yours_failed", lang, problem=problem))
     print(say("viz_written", lang, path=out))

@@ -41,7 +41,7 @@ def pytest_configure(config):
     impl_path = Path(config.getoption("--impl") or config.getini("attnlab_impl"))
     if not impl_path.is_absolute():
         impl_path = (Path(config.rootpath) / impl_path).resolve()
-    config.stash[STATE] = {"course": None, "impl": InProcessImpl(impl_path, name=impl_path.name),
+    config.stash[STATE] = {"course": None, "impl": InProcessImpl(impl_path, name=impl_path.name, libraries=()),
                            "lang": config.getoption("--lang") or default_lang(), "contexts": {}, "results": {}}
 
 
@@ -49,6 +49,7 @@ def _course(config):
     state = config.stash[STATE]
     if state["course"] is None:
         state["course"] = load_course(paths.SPEC_DIR)
+        state["impl"].libraries = state["course"].libraries
     return state["course"]
 
 
@@ -89,7 +90,7 @@ class CheckItem(pytest.Item):
         state = self.config.stash[STATE]
         state["results"].setdefault(self.exercise.id, []).append(result)
         if not result.passed:
-            hint = "" if self.kind == "question" else "\n" + hint_line(self.exercise, state["lang"])
+            hint = "" if self.kind == "question" else "\n" + hint_line(self.exercise, state["lang"], [result])
             raise CheckFailed((result.message or str(result.status)) + hint)
 
     def _result(self) -> CheckResult:

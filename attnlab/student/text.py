@@ -57,7 +57,8 @@ def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> 
     lines += _check_lines(result.checks, lang)
     if result.status not in (Status.PASSED, Status.NOT_IMPLEMENTED):
         lines.append("  " + say("hints_title", lang, id=exercise.id))
-        lines += [f"    - {hint}" for hint in exercise.hints.get(lang) or exercise.hints["en"]]
+        own = list(dict.fromkeys(c.hint for c in result.checks if not c.passed and c.hint))
+        lines += [f"    - {hint}" for hint in own or exercise.hints.get(lang) or exercise.hints["en"]]
     lines.append(say("score", lang, score=result.score, points=exercise.points,
                      passed=sum(c.passed for c in result.checks), total=len(result.checks),
                      status=status_word(result.status, lang)))

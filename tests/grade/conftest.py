@@ -12,9 +12,10 @@ from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox.launch import Limits
 
 REPO = Path(__file__).resolve().parents[2]
-# every test budget is short, so the files stay fast; the runner's start (~2 s of `import torch`) is not
-# part of any budget
-FAST = Limits(timeout_s=3.0, import_timeout_s=3.0, memory_mb=2048, max_processes=32)
+# every test budget is short, so the files stay fast; the runner's start (`import torch`) is not part of
+# any budget, and the wall-clock backstop is tight (a sleeping submission ends after 1.5 x 3 + 1 s)
+FAST = Limits(timeout_s=3.0, import_timeout_s=3.0, memory_mb=2048, max_processes=32, wall_factor=1.5,
+              wall_extra_s=1.0)
 
 
 @pytest.fixture

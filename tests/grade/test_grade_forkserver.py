@@ -224,9 +224,9 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
                           covered=[tmp_path])
     pipes.Drain(runner.output, pipes.OutputTail(4096))
     try:
-        reader = pipes.DeadlineReader(runner.replies, time.monotonic() + 30)
+        reader = pipes.DeadlineReader(runner.replies, pipes.Deadline(30))
         assert [read_frame(reader, max_payload=0)[0]["status"] for _ in range(2)] == ["started", "ready"]
-        write_frame(pipes.DeadlineWriter(runner.requests, time.monotonic() + 30),
+        write_frame(pipes.DeadlineWriter(runner.requests, pipes.Deadline(30)),
                     {"exercise": "ids", "module": "ids", "function": "run_ids", "forbidden": [],
                      "calls": [{"op": "call", "args": {}}], "tensors": {}})
         reply, data = read_frame(reader, max_payload=1 << 20)

@@ -44,7 +44,8 @@ def test_failing_imports_are_submission_errors(make_submission, remote, leftover
 
 def test_sleep_at_import_is_a_time_limit(make_submission, remote, leftovers):
     package, marker = make_submission({"__init__.py": "import time\ntime.sleep(1000)\n"})
-    fails_twice(remote(package), TimeLimit, "importing the submission took longer than 3 s")
+    # sleeping is not computing: the import ends at the wall-clock backstop (1.5 x 3 + 1 s in FAST limits)
+    fails_twice(remote(package), TimeLimit, "importing the submission did not finish after 5.5 s")
     assert leftovers(marker) == []
 
 

@@ -37,7 +37,7 @@ def timed_call(impl):
     with impl.budget(BUDGET):
         with pytest.raises(TimeLimit):
             call(impl)
-        with pytest.raises(TimeLimit, match="budget of 2 s is used up"):  # the rest of the budget is gone
+        with pytest.raises(TimeLimit, match="2 s of CPU time"):  # the rest of the budget is gone
             call(impl)
     return time.monotonic() - started
 

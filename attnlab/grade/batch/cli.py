@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
     judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=opts.lang or default_lang(),
-                         hidden_paths=hidden_paths_for(out_dir, submissions))
+                         hidden_paths=hidden_paths_for(out_dir, submissions), libraries=course.libraries)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
     print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done), "
           f"isolation: {level}", file=sys.stderr)

@@ -29,6 +29,7 @@ class JudgeOptions:
     limits: Limits
     hidden_paths: tuple[Path, ...]
     lang: str = "en"
+    libraries: tuple[str, ...] = ()  # course.yaml's: what submissions may import
 
 
 def installed_reference() -> list[Path]:
@@ -74,6 +75,7 @@ def exercise_results(package: Path, name: str, course: Course, opts: JudgeOption
     reference = load_reference()
     results = []
     with RemoteImpl(package, name=name, limits=opts.limits, hidden_paths=list(opts.hidden_paths),
+                    libraries=opts.libraries,
                     scratch_root=scratch) as remote:
         for exercise in course.exercises:
             if isinstance(exercise, QuizSpec):

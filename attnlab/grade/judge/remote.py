@@ -9,7 +9,6 @@ failed import fails every later call at once.
 
 import signal
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +28,7 @@ from attnlab.core.outcomes import (
     TimeLimit,
 )
 from attnlab.core.status import Status
+from attnlab.grade.judge.clock import ExerciseClock
 from attnlab.grade.protocol.args import encode_args, mirror_inplace
 from attnlab.grade.protocol.channel import (
     ChannelClosed,
@@ -53,9 +53,10 @@ OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: Submi
 
 class RemoteImpl:
     def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
-                 scratch_root: Path):
+                 scratch_root: Path, libraries: tuple[str, ...] = ()):
         self.name = name
         self.limits = limits
+        self.libraries = tuple(libraries)  # what the submission may import besides stdlib and torch
         self.isolation = isolation_level(limits.isolation)
         self.submission_dir = Path(submission_dir).resolve()
         self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
@@ -67,8 +68,7 @@ class RemoteImpl:
         self._reader: pipes.DeadlineReader | None = None  # one per runner: it may read ahead
         self._writer: pipes.DeadlineWriter | None = None
         self._import_failure: Outcome | None = None
-        self._deadline: float | None = None
-        self._budget_s: float | None = None
+        self._clock: ExerciseClock | None = None  # the current exercise's time (see budget)
         self._deaths: list[Outcome] = []  # runner deaths (crash, kill) inside the current budget
 
     # -- the Implementation interface -------------------------------------------------------------
@@ -96,25 +96,37 @@ class RemoteImpl:
         if isinstance(got, Exception):
             raise got
         reply, tensors = got
+        unreached = reply.get("unreached", [])
+        if not isinstance(unreached, list) or not set(unreached) <= set(wrt):
+            raise self._violation(exercise, ChannelError("vjp reply with an invalid list of unreached arguments"))
         grads = {}
         for name in wrt:
             grads[name] = tensors.get(f"grad:{name}")
-            if grads[name] is None:
+            if grads[name] is None and name not in unreached:
                 raise SubmissionError("grade.protocol", exercise=exercise, detail=f"no gradient for {name!r}")
         return self._returned(exercise, reply, tensors, kwargs).output, grads
 
     @contextmanager
     def budget(self, seconds: float) -> Iterator["RemoteImpl"]:
-        """Every call inside shares one wall-clock budget; once spent, each call raises TimeLimit at once.
+        """Every call inside shares one budget of `seconds` of the runner's CPU time, with a wall-clock
+        backstop (attnlab.grade.judge.clock); once spent, each call fails at once with the clock's verdict.
         A budget is one exercise: output_tail starts afresh, so feedback shows only this exercise's output."""
         self._tail.clear()
-        previous = self._deadline, self._budget_s, self._deaths
+        previous = self._clock, self._deaths
         self._deaths = []
-        self._deadline, self._budget_s = time.monotonic() + seconds, seconds
+        self._clock = self._new_clock(seconds)
         try:
             yield self
         finally:
-            self._deadline, self._budget_s, self._deaths = previous
+            if self._clock is not None:
+                self._clock.detach()
+            self._clock, self._deaths = previous
+
+    def _new_clock(self, cpu_s: float) -> ExerciseClock:
+        clock = ExerciseClock(cpu_s, self.limits.backstop(cpu_s))
+        if self._runner is not None:
+            clock.attach(self._runner.runner_pid)
+        return clock
 
     @property
     def output_tail(self) -> str:
@@ -128,15 +140,14 @@ class RemoteImpl:
         if self._import_failure is not None:
             raise _copy(self._import_failure)
         if self._runner is None:
-            started = time.monotonic()
-            try:
-                self._launch()
-            finally:
-                if self._deadline is not None:  # starting is the harness's time, not the exercise's
-                    self._deadline += time.monotonic() - started
+            self._launch()  # the runner's start and import have clocks of their own
+            if self._clock is not None:
+                self._clock.attach(self._runner.runner_pid)
 
     def close(self) -> None:
         if self._runner is not None:
+            if self._clock is not None:
+                self._clock.detach()  # what it used counts, though it is gone
             self._runner.kill()
             self._drain.join(timeout=5)
             self._runner = self._reader = self._writer = None
@@ -166,6 +177,7 @@ class RemoteImpl:
             raise _copy(self._import_failure)
         try:
             self._runner = start_runner(level=self.isolation, limits=self.limits, scratch=self._scratch,
+                                        libraries=self.libraries,
                                         package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
         except OSError:
             self.close()
@@ -185,14 +197,22 @@ class RemoteImpl:
             raise _copy(self._import_failure)
 
     def _hello(self, stage: str, timeout_s: float) -> dict:
-        self._reader.deadline = time.monotonic() + timeout_s
+        """The runner's "started" frame (its start is the harness's time: wall clock), then its "ready" one
+        (importing the submission is the student's: CPU time, with a backstop)."""
+        if stage == "started":
+            clock = pipes.Deadline(timeout_s)
+        else:
+            clock = ExerciseClock(timeout_s, self.limits.backstop(timeout_s))
+            clock.attach(self._runner.runner_pid)
+        self._reader.clock = clock
         try:
             header, _ = read_frame(self._reader, max_payload=0)
         except pipes.Expired:
+            verdict = None if stage == "started" else clock.verdict("import", importing=True)
             self.close()
-            if stage == "started":
+            if verdict is None:
                 raise RuntimeError(f"the grading runner did not start within {timeout_s} s") from None
-            raise TimeLimit("grade.import_timeout", seconds=timeout_s) from None
+            raise verdict from None
         except (ChannelError, OSError) as exc:
             raise self._failure("importing the submission", exc, starting=stage == "started") from None
         if stage == "started" and header.get("status") != "started":
@@ -239,8 +259,8 @@ class RemoteImpl:
         meta, payload = encode_tensors(tensors)
         header = {"exercise": exercise, "module": module, "function": function,
                   "forbidden": list(forbidden_calls), "calls": calls, "tensors": meta}
-        deadline = self._deadline if self._deadline is not None else time.monotonic() + self.limits.timeout_s
-        self._reader.deadline = self._writer.deadline = deadline
+        clock = self._clock or self._new_clock(self.limits.timeout_s)  # outside a budget: one per request
+        self._reader.clock = self._writer.clock = clock
         results: list = []
         try:
             write_frame(self._writer, header, payload)
@@ -253,8 +273,9 @@ class RemoteImpl:
                     if self._runner is None:  # a protocol violation: the runner was killed
                         break
         except pipes.Expired:
+            verdict = clock.verdict(exercise)
             self.close()
-            results.append(TimeLimit("grade.time_limit", exercise=exercise, seconds=self._limit_s()))
+            results.append(verdict)
         except (ChannelError, OSError) as exc:
             failure = self._failure(exercise, exc)
             if not isinstance(failure, Outcome):
@@ -264,11 +285,8 @@ class RemoteImpl:
         return results
 
     def _check_budget(self, exercise: str) -> None:
-        if self._deadline is not None and time.monotonic() >= self._deadline:
-            raise TimeLimit("grade.budget_used", exercise=exercise, seconds=self._budget_s)
-
-    def _limit_s(self) -> float:
-        return self._budget_s if self._budget_s is not None else self.limits.timeout_s
+        if self._clock is not None and self._clock.exhausted():
+            raise self._clock.verdict(exercise)
 
     def _parse_reply(self, exercise: str, reply: dict, data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
         status = reply.get("status")

@@ -36,6 +36,7 @@ from attnlab.grade.protocol.channel import (
     read_frame,
     write_frame,
 )
+from attnlab.grade.runner import output
 
 MAX_REQUEST = 1 << 31
 MAX_REQUEST_HEADER = 1 << 24  # a request lists its calls in the header (the judge is trusted here)
@@ -55,12 +56,16 @@ def run_call(package, common: dict, call: dict,
     elif call["op"] == "vjp":
         received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
         output, grads = vjp_call(fn, wrt=tuple(call["wrt"]), cotangent=tensors[call["cotangent_key"]], **how)
-        result = {"output": output, **{f"grad:{name}": g for name, g in grads.items()}}
+        result = {"output": output, **{f"grad:{name}": g for name, g in grads.items() if g is not None}}
         modified, aliases = changed(kwargs, received), ()
+        unreached = [name for name, g in grads.items() if g is None]
     else:
         raise ValueError(f"unknown op {call['op']!r}")
     result.update({f"input:{name}": kwargs[name] for name in modified})
-    return {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases)}, result
+    reply = {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases)}
+    if call["op"] == "vjp":
+        reply["unreached"] = unreached
+    return reply, result
 
 
 def _is_memory_failure(exc: BaseException | None) -> bool:
@@ -116,10 +121,10 @@ def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]
                                                                   "problem": describe_exception(exc)})), b""
 
 
-def import_submission(path: Path) -> tuple[Any, dict]:
+def import_submission(path: Path, libraries: tuple[str, ...]) -> tuple[Any, dict]:
     """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
     try:
-        return load_package(path), {"status": "ready"}
+        return load_package(path, libraries), {"status": "ready"}
     except Outcome as exc:
         return None, {"status": "error", "message": to_wire(exc.message)}
     except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt: still just a failed import
@@ -147,13 +152,14 @@ def serve(package, requests, replies) -> None:
             write_frame(replies, *reply)
 
 
-def run(requests_fd: int, replies_fd: int, package_dir: Path) -> None:
+def run(requests_fd: int, replies_fd: int, package_dir: Path, libraries: tuple[str, ...]) -> None:
     """Announce, import the submission, then answer requests until the judge closes the channel."""
     torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
+    output.never_block()  # a print flood must not make the runner wait for the judge
     requests = os.fdopen(requests_fd, "rb", buffering=1 << 16)  # a frame in one read(2), usually
     replies = os.fdopen(replies_fd, "wb", buffering=0)
     write_frame(replies, {"status": "started"})
-    package, hello = import_submission(package_dir)
+    package, hello = import_submission(package_dir, libraries)
     write_frame(replies, hello)
     if package is not None:
         serve(package, requests, replies)
@@ -164,8 +170,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=0, help="fd the judge's requests arrive on")
     parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
     parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
+    parser.add_argument("--libraries", default="", help="comma-separated packages the course lets it import")
     args = parser.parse_args(argv)
-    run(args.requests, args.replies, args.package)
+    run(args.requests, args.replies, args.package, tuple(filter(None, args.libraries.split(","))))
 
 
 if __name__ == "__main__":

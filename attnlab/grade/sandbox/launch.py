@@ -42,15 +42,17 @@ RUNNER_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
 class Limits:
     """Resource limits of one runner. Times in seconds, sizes in MB unless the name says otherwise."""
 
-    timeout_s: float = 10.0  # per-exercise wall-clock budget (when no explicit budget is given)
+    timeout_s: float = 10.0  # per-exercise budget of the runner's CPU time (when no explicit budget is given)
     memory_mb: int = 4096  # RLIMIT_AS; `import torch` alone needs ~700 MB of address space
     max_processes: int = 64  # RLIMIT_NPROC (threads count too)
     max_output_bytes: int = 4096  # captured stdout+stderr kept (the tail) for feedback
     max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
     max_open_files: int = 512  # RLIMIT_NOFILE
     max_reply_mb: int = 1024  # largest reply payload read back from the runner
-    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time
-    import_timeout_s: float = 20.0  # importing the submission package
+    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time, wall clock
+    import_timeout_s: float = 20.0  # importing the submission package: CPU time, like timeout_s
+    wall_factor: float = 3.0  # the wall-clock backstop of a CPU budget B is B * wall_factor + wall_extra_s
+    wall_extra_s: float = 10.0
     uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
     gid: int = 65534
     isolation: str = "auto"  # or an Isolation value, to force a weaker level (tests, debugging)
@@ -59,7 +61,7 @@ class Limits:
 
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
-                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
+                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s", "wall_factor"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         if self.isolation not in ("auto", *(level.value for level in Isolation)):
@@ -67,6 +69,10 @@ class Limits:
                              f"got {self.isolation!r}")
         if self.launcher not in LAUNCHERS:
             raise ValueError(f"Limits.launcher must be one of {LAUNCHERS}, got {self.launcher!r}")
+
+    def backstop(self, cpu_s: float) -> float:
+        """Wall-clock seconds the judge waits for a runner with `cpu_s` of CPU time to spend."""
+        return cpu_s * self.wall_factor + self.wall_extra_s
 
 
 def rlimits(limits: Limits) -> dict[str, int]:
@@ -94,16 +100,16 @@ def _exposed(paths: list[str]) -> list[str]:
 
 
 def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                covered: list[Path], fds: tuple[int, int] = (3, 4)) -> dict:
+                covered: list[Path], fds: tuple[int, int] = (3, 4), libraries: tuple[str, ...] = ()) -> dict:
     """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
     namespaces = level.namespaces
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
-            "--replies", "4", "--package", f"{inside}/{package}"]
+            "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries)]
     return {"namespaces": namespaces, "user_namespace": level.user_namespace, "drop_uid": level.drops_uid,
             "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
-            "package": f"{inside}/{package}",
+            "package": f"{inside}/{package}", "libraries": list(libraries),
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
             "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
@@ -138,13 +144,14 @@ class RunnerProcess:
     """One started runner: the request/reply/output pipes (judge ends) and how to kill it completely."""
 
     def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                 covered: list[Path]):
+                 covered: list[Path], libraries: tuple[str, ...] = ()):
         self.level = level
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
+        pipes.widen(out_w)
         config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
-                             covered=covered, fds=(req_r, rep_w))
+                             covered=covered, fds=(req_r, rep_w), libraries=libraries)
         command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
         if level.namespaces:
             flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
@@ -158,6 +165,14 @@ class RunnerProcess:
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
+
+    @property
+    def runner_pid(self) -> int | None:
+        """The process that runs the submission: under `unshare`, the namespace's init (its child)."""
+        if not self.level.namespaces:
+            return self.popen.pid
+        children = [pid for pid, p in procs.snapshot().items() if p.ppid == self.popen.pid]
+        return children[0] if children else None
 
     def exit_code(self, wait_s: float = 0.0) -> int | None:
         """The runner's exit status (negative: killed by that signal), or None while it runs."""
@@ -189,17 +204,18 @@ class ForkedRunner:
     as pid 1 of its pid namespace; both come with pidfds, so no kill can hit a reused pid."""
 
     def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                 covered: list[Path]):
+                 covered: list[Path], libraries: tuple[str, ...] = ()):
         self.level = level
         self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
         self._code: int | None = None
         self._gone = False  # the control socket closed without an exit report: the server died
         config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
-                             covered=covered)
+                             covered=covered, libraries=libraries)
         server = runner_server(limits)
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
+        pipes.widen(out_w)
         try:
             self._ctl = server.spawn(config, (req_r, rep_w, out_w))
         except BaseException:
@@ -242,6 +258,11 @@ class ForkedRunner:
             pipes.close_all(fds)
             raise OSError(f"the runner forkserver could not start a runner: {header.get('message')!r:.300}")
         return True
+
+    @property
+    def runner_pid(self) -> int | None:
+        """The process that runs the submission (pid 1 of its namespace, or the forked child itself)."""
+        return self.init_pid if self.level.namespaces else self.pid
 
     def exit_code(self, wait_s: float = 0.0) -> int | None:
         """The runner's exit status (negative: killed by that signal), or None while it runs."""

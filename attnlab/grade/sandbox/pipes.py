@@ -1,8 +1,9 @@
-"""The judge's ends of a runner's pipes: reads and writes that give up at a deadline, and the output tail;
-and packets on the forkserver's unix sockets: one channel frame each, file descriptors beside it.
+"""The judge's ends of a runner's pipes: reads and writes that give up when a clock runs out, and the
+output tail; and packets on the forkserver's unix sockets: one channel frame each, file descriptors beside it.
 
-The judge never blocks without a deadline on anything the runner controls: a runner that stops reading
-requests, or never replies, costs at most the time left in the exercise's budget.
+The judge never blocks without a limit on anything the runner controls: a runner that stops reading
+requests, or never replies, costs at most what is left on the exercise's clock (attnlab.grade.judge.clock:
+the runner's CPU time, with a wall-clock backstop), or a plain Deadline where only wall time matters.
 """
 
 import io
@@ -11,39 +12,67 @@ import select
 import socket
 import threading
 import time
+from typing import Protocol
 
 MAX_PACKET = 1 << 20  # forkserver packets carry a jail config (paths and limits) at most
+PIPE_BYTES = 1 << 20  # a runner's output pipe: room for a burst of prints before any is dropped
 
 
 class Expired(Exception):
-    """The deadline passed while waiting for the runner."""
+    """The clock ran out while waiting for the runner."""
 
 
-def wait_until(fd: int, event: int, deadline: float) -> None:
-    """Wait for `event` on `fd` (or hang-up/error, which the next read or write reports) until `deadline`.
-    poll, not select: select cannot watch fds above 1023, and a long grading run may reach them."""
+class Clock(Protocol):
+    def next_wait(self) -> float: ...  # seconds the next wait may take; raises Expired when none are left
+
+    def waited_for(self, seconds: float) -> None: ...
+
+
+class Deadline:
+    """A Clock that is wall time only (the runner's start, which is the harness's own time)."""
+
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+
+    def next_wait(self) -> float:
+        remaining = self.end - time.monotonic()
+        if remaining <= 0:
+            raise Expired()
+        return remaining
+
+    def waited_for(self, seconds: float) -> None:
+        pass
+
+
+def wait_until(fd: int, event: int, clock: Clock) -> None:
+    """Wait for `event` on `fd` (or hang-up/error, which the next read or write reports) for as long as the
+    clock allows. poll, not select: select cannot watch fds above 1023, and a long grading run may reach them."""
     poller = select.poll()
     poller.register(fd, event)
-    remaining = deadline - time.monotonic()
-    if remaining <= 0 or not poller.poll(max(1, round(remaining * 1000))):
-        raise Expired()
+    while True:
+        step = clock.next_wait()
+        started = time.monotonic()
+        ready = poller.poll(max(1, round(step * 1000)))
+        clock.waited_for(time.monotonic() - started)
+        if ready:
+            return
 
 
 class DeadlineReader:
     """A buffered `read(n)` stream over a pipe fd for channel.read_frame: one read(2) usually brings a
-    whole frame (length, header and payload). Raises Expired when `deadline` (settable: one reader serves
-    every request of a runner, so no byte read ahead is lost between frames) passes while waiting."""
+    whole frame (length, header and payload). Raises Expired when `clock` (settable: one reader serves
+    every request of a runner, so no byte read ahead is lost between frames) runs out while waiting."""
 
     CHUNK = 1 << 16
     MAX_CHUNK = 1 << 20  # never ask read(2) for more: a hostile length must not make us allocate it
 
-    def __init__(self, fd: int, deadline: float = 0.0):
-        self.fd, self.deadline = fd, deadline
+    def __init__(self, fd: int, clock: Clock | None = None):
+        self.fd, self.clock = fd, clock
         self._buffer = b""
 
     def read(self, n: int) -> bytes:
         if not self._buffer:
-            wait_until(self.fd, select.POLLIN, self.deadline)
+            wait_until(self.fd, select.POLLIN, self.clock)
             self._buffer = os.read(self.fd, min(max(n, self.CHUNK), self.MAX_CHUNK))
         if n >= len(self._buffer):
             data, self._buffer = self._buffer, b""
@@ -53,21 +82,31 @@ class DeadlineReader:
 
 
 class DeadlineWriter:
-    """A `write(data)` stream over a pipe fd for channel.write_frame; raises Expired at the deadline."""
+    """A `write(data)` stream over a pipe fd for channel.write_frame; raises Expired when `clock` runs out."""
 
-    def __init__(self, fd: int, deadline: float = 0.0):
-        self.fd, self.deadline = fd, deadline
+    def __init__(self, fd: int, clock: Clock | None = None):
+        self.fd, self.clock = fd, clock
         os.set_blocking(fd, False)
 
     def write(self, data) -> int:
         view = memoryview(data)
         while view:
-            wait_until(self.fd, select.POLLOUT, self.deadline)
+            wait_until(self.fd, select.POLLOUT, self.clock)
             try:
                 view = view[os.write(self.fd, view):]
             except BlockingIOError:
                 continue
         return len(data)
+
+
+def widen(fd: int) -> None:
+    """Give a pipe PIPE_BYTES of buffer (best effort: the default 64 KiB where the kernel refuses)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+    except OSError:
+        pass
 
 
 class OutputTail:

@@ -1,0 +1,92 @@
+"""Which packages student code may import: the standard library, the course's framework and the libraries
+course.yaml lists (`libraries:`), nothing else, the same on a student's machine and in the grader.
+
+An import made from a module of a registered student package (by its unique name, attnlab_impl_...) of a
+top-level name outside that set fails with NotInCourse, which the checks report once and plainly ("scipy
+is not available in this course") instead of as a traceback per exercise. It is checked in `__import__`,
+which sees the importing module even when the imported one is already loaded, and in a meta path finder
+for importlib calls. Imports made by libraries themselves (torch importing sympy, einx importing numpy)
+are not affected: only the importing module decides.
+"""
+
+import builtins
+import importlib.abc
+import os
+import sys
+import threading
+from types import FrameType
+
+ALWAYS = ("torch", "numpy", "jaxtyping")  # the framework, and the stubs' own annotations
+_IMPORT_MACHINERY = ("<frozen importlib", os.path.dirname(importlib.__file__))
+
+
+class NotInCourse(ModuleNotFoundError):
+    def __init__(self, package: str, file: str, offered: tuple[str, ...]):
+        super().__init__(f"{package} is not available in this course (imported in {os.path.basename(file)})",
+                         name=package)
+        self.package, self.file, self.offered = package, os.path.basename(file), offered
+
+
+class CourseImports(importlib.abc.MetaPathFinder):
+    """The meta path finder that enforces the course's import list for registered student packages."""
+
+    def __init__(self):
+        # student package name -> (top-level names it may import, the packages the course offers)
+        self.packages: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+        self._lock = threading.Lock()
+
+    def register(self, package_name: str, libraries: tuple[str, ...]) -> None:
+        with self._lock:
+            self.packages[package_name] = (frozenset({*ALWAYS, *libraries, package_name}), (*ALWAYS, *libraries))
+
+    def check(self, fullname: str, module: str, filename: str) -> None:
+        """Raise NotInCourse if `module` (the importer) belongs to a student package that may not import it."""
+        rules = self.packages.get(module.partition(".")[0])
+        top = fullname.partition(".")[0]
+        if rules is not None and top not in rules[0] and top not in sys.stdlib_module_names \
+                and top not in sys.builtin_module_names:
+            raise NotInCourse(top, filename, rules[1])
+
+    def find_spec(self, fullname, path=None, target=None):
+        if self.packages:
+            importer = _importer(sys._getframe(1))
+            if importer is not None:
+                self.check(fullname, *importer)
+        return None
+
+
+def _importer(frame: FrameType | None) -> tuple[str, str] | None:
+    """(module name, file) of the first frame outside the import machinery: the code asking for the import."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_IMPORT_MACHINERY):
+            return str(frame.f_globals.get("__name__", "")), filename
+        frame = frame.f_back
+    return None
+
+
+FINDER = CourseImports()
+_builtin_import = builtins.__import__
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level == 0 and globals and FINDER.packages:
+        FINDER.check(name, str(globals.get("__name__", "")), str(globals.get("__file__", "")))
+    return _builtin_import(name, globals, locals, fromlist, level)
+
+
+def enforce(package_name: str, libraries: tuple[str, ...]) -> None:
+    """From now on, imports made from the modules of `package_name` may only name the course's packages."""
+    if FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, FINDER)
+        builtins.__import__ = _import
+    FINDER.register(package_name, libraries)
+
+
+def not_in_course(exc: BaseException | None) -> NotInCourse | None:
+    """The NotInCourse behind `exc` (raised directly or as its cause), if any."""
+    while exc is not None:
+        if isinstance(exc, NotInCourse):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
