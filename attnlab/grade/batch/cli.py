@@ -33,7 +33,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per exercise")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
     parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out_dir = opts.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in mine if opts.force or outputs.read_result(outputs.result_path(out_dir, s.name)) is None]
+    todo = [s for s in mine if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)))]
     import torch
 
     from attnlab.grade.judge.judge import JudgeOptions, hidden_paths_for
@@ -154,5 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         forkserver.shutdown()
     outputs.write_summary(out_dir, [e.id for e in course.exercises])
-    outputs.print_table([r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))])
+    finished = [r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))]
+    outputs.print_table(finished)
+    starved = sorted(r["submission"] for r in finished if outputs.overloaded(r))
+    if starved:
+        print(f"grade.py: the machine was too busy to finish {len(starved)} submission(s) ({', '.join(starved[:5])}"
+              f"{', ...' if len(starved) > 5 else ''}): rerun the same command to regrade just those", file=sys.stderr)
     return 0
+
+
+def _finished(result: dict | None) -> bool:
+    return result is not None and not outputs.overloaded(result)

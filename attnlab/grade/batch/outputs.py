@@ -39,6 +39,12 @@ def write_result(out_dir: Path, result: SubmissionResult) -> Path:
     return path
 
 
+def overloaded(result: dict) -> bool:
+    """Whether any exercise of a result ran out of time because the machine was overloaded: such a result
+    is not final (grade.py regrades it on the next run into the same directory)."""
+    return any(e.get("status") == Status.OVERLOADED for e in result.get("exercises", []))
+
+
 def read_result(path: Path) -> dict | None:
     """A finished result, or None if the file is missing or not a complete result."""
     try:

@@ -55,7 +55,20 @@ def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
     return grade_quiz(quiz, read_answers(package / quiz.answers_file), answer_key(quiz) or {}, lang=lang)
 
 
+OVERLOAD_RETRIES = 1  # an exercise the machine starved is graded again at once, this many times
+
+
 def _coded(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
+    """The exercise's result; graded again when the machine, not the submission, ran out its time."""
+    result = _graded_once(exercise, remote, opts, reference)
+    for _ in range(OVERLOAD_RETRIES):
+        if not any(c.status == Status.OVERLOADED for c in result.checks) and result.status != Status.OVERLOADED:
+            break
+        result = _graded_once(exercise, remote, opts, reference)
+    return result
+
+
+def _graded_once(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
     with remote.budget(opts.limits.timeout_s):
         ctx = make_context(exercise, remote, lang=opts.lang, fresh_seed=opts.seed, reference=reference,
                            fixtures_dir=None)

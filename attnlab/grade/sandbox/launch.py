@@ -61,9 +61,12 @@ class Limits:
 
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
-                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s", "wall_factor"):
+                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
+        if self.wall_factor < 1 or self.wall_extra_s < 0:  # a runner computing flat out must reach its CPU limit first
+            raise ValueError(f"Limits.wall_factor must be >= 1 and wall_extra_s >= 0, got {self.wall_factor!r}, "
+                             f"{self.wall_extra_s!r}")
         if self.isolation not in ("auto", *(level.value for level in Isolation)):
             raise ValueError(f"Limits.isolation must be 'auto' or one of {[i.value for i in Isolation]}, "
                              f"got {self.isolation!r}")

@@ -1,0 +1,32 @@
+# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
+# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+"""Softmax: turn a row of attention scores into weights that are positive and sum to 1.
+
+Seed 001 §3.3.1 first normalises by the plain sum, then by `softmax_naive` (exp / sum exp), and notes that
+the naive version overflows for large scores. The stable version below shifts every slice by its maximum
+first; softmax(x) == softmax(x - c) for any constant c, so the result is unchanged but exp never sees a
+large positive number.
+"""
+
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def run_softmax(in_features: Float[Tensor, "*shape"], dim: int) -> Float[Tensor, "*shape"]:
+    """Numerically stable softmax of `in_features` along `dim` (seed 001 §3.3.1, §3.3.2).
+
+    Args:
+        in_features: tensor of any shape `*shape`; each 1-D slice along `dim` is normalised on its own.
+            Entries may be -inf (masked scores); they get weight 0. A slice that is entirely -inf has
+            no defined softmax and gives NaN, as torch.softmax does.
+        dim: the dimension to normalise over (negative values count from the end, e.g. -1 = last).
+
+    Returns:
+        A new tensor of shape `*shape`, dtype and device of `in_features`: exp(x - max) divided by its
+        sum along `dim`, so every slice along `dim` is non-negative and sums to 1.
+
+    中文：数值稳定的 softmax——先沿 dim 减去最大值再取指数并归一化，每个切片之和为 1。
+    """
+    # softmax(x) = exp(x - logsumexp(x)); logsumexp subtracts the max internally, so nothing overflows
+    return torch.exp(in_features - torch.logsumexp(in_features, dim=dim, keepdim=True))
