@@ -1,0 +1,31 @@
+"""What a call of student code can end with: imports, raises, forbidden calls, gradients."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "forbidden_call": {"en": "{exercise}: the forbidden call {call} was used",
+                       "zh": "{exercise}：使用了禁止的调用 {call}"},
+    "not_a_package": {"en": "{path} is not a package: it has no __init__.py (copy student_template/)",
+                      "zh": "{path} 不是一个包：其中没有 __init__.py（请复制 student_template/）"},
+    "import_failed": {"en": "importing {what} failed: {problem}", "zh": "导入 {what} 失败：{problem}"},
+    "function_missing": {"en": "{function} is missing from {module}.py", "zh": "{module}.py 中缺少 {function}"},
+    "exception": {"en": "{type}: {message}{where}", "zh": "{type}: {message}{where}"},
+    "exception_at": {"en": " (at {file}:{line})", "zh": "（位于 {file}:{line}）"},
+    "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
+    "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
+    "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
+    "not_a_tensor": {"en": "{function} returned {got}, expected a torch.Tensor",
+                     "zh": "{function} 返回了 {got}，应返回 torch.Tensor"},
+    "not_differentiable": {
+        "en": "{function}'s output is not differentiable (was it detached, or built with .data / numpy?)",
+        "zh": "{function} 的输出不可微（是否被 detach，或用 .data / numpy 构造？）"},
+    "vjp_shape": {"en": "{function} returned shape {got}, expected {expected}",
+                  "zh": "{function} 返回的形状为 {got}，应为 {expected}"},
+    "backward_failed": {"en": "{exercise}: backward through your function failed: {problem}",
+                        "zh": "{exercise}：对你的函数做反向传播失败：{problem}"},
+    "only_this_function": {"en": "only {given} was given to check(), not {function}",
+                           "zh": "check() 只得到了 {given}，没有 {function}"},
+    "raw": {"en": "{text}", "zh": "{text}"},
+    "library_not_in_course": {
+        "en": "your code imports {package} ({file}), which is not available in this course: it offers {offered} and "
+              "Python's standard library",
+        "zh": "你的代码导入了 {package}（{file}），本课程不提供该包：可用的有 {offered} 以及 Python 标准库"},
+}

@@ -1,0 +1,38 @@
+"""Feedback on checks: case and law failures, shapes, dtypes, hints, the points table."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "case_header": {"en": "{exercise} · case {case}", "zh": "{exercise} · 用例 {case}"},
+    "property_header": {"en": "{exercise} · property {name}", "zh": "{exercise} · 性质 {name}"},
+    "inputs": {"en": "inputs: {shapes}", "zh": "输入：{shapes}"},
+    "mismatch": {
+        "en": "{bad} of {total} values outside tolerance; max abs error {err:.3g} at index {index}: "
+              "got {got:.6g}, expected {expected:.6g} (atol={atol:g}, rtol={rtol:g}, {dtype})",
+        "zh": "{total} 个值中有 {bad} 个超出容差；最大绝对误差 {err:.3g}，位置 {index}："
+              "得到 {got:.6g}，期望 {expected:.6g}（atol={atol:g}，rtol={rtol:g}，{dtype}）"},
+    "nan": {"en": "your output contains {count} NaN/inf values where the expected output is finite (first at "
+                  "index {index})",
+            "zh": "输出中有 {count} 个 NaN/inf，而期望值是有限数（第一个位于 {index}）"},
+    "dtype": {"en": "returned dtype {got}, expected {expected} (the input's dtype must be preserved)",
+              "zh": "返回的 dtype 为 {got}，应为 {expected}（必须保持输入的 dtype）"},
+    "device": {"en": "returned a tensor on {got}, expected {expected} (same device as the input)",
+               "zh": "返回张量位于 {got}，应位于 {expected}（与输入相同的设备）"},
+    "modified": {"en": "your function modified its input(s) {names} in place; work on new tensors instead",
+                 "zh": "你的函数原地修改了输入 {names}；请在新张量上计算"},
+    "alias": {"en": "your function returned its input {name} itself; return a new tensor",
+              "zh": "你的函数直接返回了输入 {name}；请返回新的张量"},
+    "shape_mismatch": {"en": "{name} returned{dtype} {got}, expected {expected}{known}",
+                       "zh": "{name} 返回了{dtype} {got}，期望 {expected}{known}"},
+    "shape_with": {"en": " with {dims}", "zh": "，其中 {dims}"},
+    "diagnosis": {"en": "Likely cause: {message}", "zh": "可能的原因：{message}"},
+    "hint": {"en": "Hint: {hint}", "zh": "提示：{hint}"},
+    "tolerance_why": {"en": "Tolerance: {why}", "zh": "容差说明：{why}"},
+    "property_failed": {"en": "property '{name}' does not hold: {detail}", "zh": "性质 “{name}” 不成立：{detail}"},
+    "passed": {"en": "passed", "zh": "通过"},
+    "more_failures": {"en": "(+{count} more)", "zh": "（另有 {count} 项）"},
+    "summary_title": {"en": "attnlab: points by exercise ({impl})", "zh": "attnlab：各练习得分（{impl}）"},
+    "total": {"en": "total", "zh": "总计"},
+    "col_exercise": {"en": "exercise", "zh": "练习"},
+    "col_status": {"en": "status", "zh": "状态"},
+    "col_checks": {"en": "checks", "zh": "检查"},
+    "col_points": {"en": "points", "zh": "得分"},
+}
