@@ -48,7 +48,8 @@ def test_exit_zero_whatever_the_scores(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version"}
+                         "harness_version", "assignment"}
+    assert data["assignment"] == "attention"
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
     assert [e["id"] for e in data["exercises"]] == EXERCISE_IDS
     for e in data["exercises"]:

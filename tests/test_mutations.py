@@ -63,7 +63,7 @@ def test_alternative_passes_every_check(alt):
 
 
 def test_corpus_size():
-    coded = {e.id for e in COURSE.coded}
+    coded = {e.id for e in COURSE.all_coded}
     per_exercise = {ex: sum(b.exercise == ex for b in BUGS) for ex in coded}
     assert {m.exercise for m in MUTANTS} <= coded, "corpus directories must be coded exercise ids"
     assert len(BUGS) >= MIN_BUGS and len(ALTS) >= MIN_ALTS, (len(BUGS), len(ALTS))
@@ -77,7 +77,7 @@ def test_file_is_a_documented_run_function(mutant):
     DIAGNOSIS that names a misconception of the exercise's spec (or None)."""
     tree = ast.parse(mutant.path.read_text(encoding="utf-8"))
     assert ast.get_docstring(tree), f"{mutant.path}: say in a docstring what the student did and why"
-    exercise = COURSE.get(mutant.exercise)
+    exercise = COURSE.find(mutant.exercise)
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert exercise.function in defs, f"{mutant.path}: defines no {exercise.function}"
     args = defs[exercise.function].args
@@ -90,7 +90,7 @@ def test_file_is_a_documented_run_function(mutant):
         assert {mutant.diagnosis, *mutant.also_diagnosed} - {None} <= ids, f"{mutant.path}: unknown id"
 
 
-@pytest.mark.parametrize("exercise", COURSE.coded, ids=lambda e: e.id)
+@pytest.mark.parametrize("exercise", COURSE.all_coded, ids=lambda e: e.id)
 def test_misconceptions_resolve_and_are_exercised(exercise):
     used = {b.diagnosis for b in BUGS if b.exercise == exercise.id}
     for misconception in exercise.misconceptions:

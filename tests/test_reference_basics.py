@@ -20,8 +20,8 @@ from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
 # the reference's run_* functions by name: R.run_softmax, ...
-R = SimpleNamespace(**{e.function: find_function(reference, e.module, e.function) for e in COURSE.coded})
-EXAMPLES = {e.id: example for e in COURSE.coded if (example := code_for(paths.SPEC_DIR, e.id).example)}
+R = SimpleNamespace(**{e.function: find_function(reference, e.module, e.function) for e in COURSE.all_coded})
+EXAMPLES = {e.id: example for e in COURSE.all_coded if (example := code_for(paths.SPEC_DIR, e.id).example)}
 SEQ, D_IN, D_MODEL = 5, 6, 8  # the sizes the examples use (attnlab.core.examples)
 LEADING = [(), (2,), (2, 1, 3)]
 DTYPES = [torch.float32, torch.float64, torch.bfloat16]
@@ -30,7 +30,7 @@ DTYPES = [torch.float32, torch.float64, torch.bfloat16]
 def build(name, lead=(), dtype=torch.float64, seed=0):
     """(function, kwargs, the argument carrying the sequence, the output's last dim, the example)."""
     example = EXAMPLES[name](torch.Generator().manual_seed(seed), lead, dtype)
-    function = getattr(R, COURSE.get(name).function)
+    function = getattr(R, COURSE.find(name).function)
     return function, example.kwargs, example.batched[0], example.last_dim, example
 
 
@@ -50,7 +50,7 @@ def causal():
 
 
 def test_every_batched_exercise_has_an_example():
-    assert set(EXAMPLES) == {e.id for e in COURSE.coded} - {"causal_mask"}
+    assert set(EXAMPLES) == {e.id for e in COURSE.all_coded} - {"causal_mask"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

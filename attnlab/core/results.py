@@ -46,6 +46,7 @@ class SubmissionResult:
     started_at: str
     duration_s: float
     harness_version: str
+    assignment: str = "attention"  # course.yaml's assignment id the submission was graded for
 
     def to_json(self) -> dict:
         data = asdict(self)

@@ -134,12 +134,32 @@ class QuizSpec:
     kind: str = "quiz"
 
 
+FRAMEWORKS = ("torch", "numpy", "jax", "mindspore")
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One graded unit of the course: its exercises (in order) add up to `total_points`."""
+
+    id: str
+    title: Text
+    total_points: float
+    exercise_ids: tuple[str, ...]
+    framework: str = "torch"  # what students write it in (one of FRAMEWORKS)
+
+
 @dataclass(frozen=True)
 class Course:
+    """The course as one assignment sees it: `exercises`, `total_points` and `title` are that assignment's;
+    `everything` holds every exercise of every assignment (generation, the mutation corpus, notebooks)."""
+
     title: Text
     total_points: float
     exercises: tuple[ExerciseSpec | QuizSpec, ...]
     libraries: tuple[str, ...] = ()  # what student code may import besides the standard library and torch
+    assignment: Assignment | None = None
+    assignments: tuple[Assignment, ...] = ()
+    everything: tuple[ExerciseSpec | QuizSpec, ...] = ()
 
     def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
         for ex in self.exercises:
@@ -147,6 +167,22 @@ class Course:
                 return ex
         raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(e.id for e in self.exercises)}")
 
+    def find(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
+        """The exercise `exercise_id` of any assignment."""
+        for ex in self.everything or self.exercises:
+            if ex.id == exercise_id:
+                return ex
+        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(e.id for e in self.everything)}")
+
     @property
     def coded(self) -> tuple[ExerciseSpec, ...]:
         return tuple(e for e in self.exercises if isinstance(e, ExerciseSpec))
+
+    @property
+    def all_coded(self) -> tuple[ExerciseSpec, ...]:
+        """Every coded exercise of every assignment."""
+        return tuple(e for e in self.everything or self.exercises if isinstance(e, ExerciseSpec))
+
+    @property
+    def framework(self) -> str:
+        return self.assignment.framework if self.assignment else "torch"

@@ -9,9 +9,11 @@ import yaml
 from attnlab.core.spec import (
     ARG_KINDS,
     CASE_CHECKS,
+    FRAMEWORKS,
     LANGS,
     TENSOR_DTYPES,
     ArgRecipe,
+    Assignment,
     CaseSpec,
     Course,
     ExerciseSpec,
@@ -318,20 +320,45 @@ def load_exercise(path: Path) -> ExerciseSpec | QuizSpec:
     return quiz(path, node) if kind == "quiz" else exercise(path, node)
 
 
-def load_course(spec_dir: Path) -> Course:
-    """spec/course.yaml lists the exercises in order; each id must have spec/<id>.yaml and vice versa."""
+def load_course(spec_dir: Path, assignment: str | None = None) -> Course:
+    """spec/course.yaml: the course's assignments, each listing its exercises in order; every id must have
+    spec/<id>.yaml and vice versa. The Course returned is `assignment`'s (default: the first listed)."""
     spec_dir = Path(spec_dir)
     node = read_yaml(spec_dir / "course.yaml")
-    node.only({"title", "total_points", "exercises", "libraries"})
-    ids = [n.value for n in node.sequence("exercises")]
+    node.only({"title", "libraries", "assignments"})
+    assignments = tuple(_assignment(n) for n in node.sequence("assignments"))
+    ids = [i for a in assignments for i in a.exercise_ids]
     on_disk = sorted(p.stem for p in spec_dir.glob("*.yaml") if p.stem != "course")
     if sorted(ids) != on_disk:
-        raise node.child("exercises").fail(f"exactly the spec files present {on_disk}", ids)
-    loaded = tuple(load_exercise(spec_dir / f"{i}.yaml") for i in ids)
-    total = float(node.get("total_points", (int, float)))
-    if abs(sum(e.points for e in loaded) - total) > 1e-9:
-        raise node.child("total_points").fail(f"the sum of exercise points {sum(e.points for e in loaded)}", total)
-    return Course(title=text(node, "title"), total_points=total, exercises=loaded, libraries=libraries(node))
+        raise node.child("assignments").fail(f"each spec file present {on_disk} listed once", sorted(ids))
+    loaded = {i: load_exercise(spec_dir / f"{i}.yaml") for i in ids}
+    for item, a in zip(node.sequence("assignments"), assignments):
+        points = sum(loaded[i].points for i in a.exercise_ids)
+        if abs(points - a.total_points) > 1e-9:
+            raise item.child("total_points").fail(f"the sum of its exercises' points {points:g}", a.total_points)
+    chosen = _choose(assignments, assignment, node)
+    return Course(title=chosen.title, total_points=chosen.total_points,
+                  exercises=tuple(loaded[i] for i in chosen.exercise_ids), libraries=libraries(node),
+                  assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
+
+
+def _assignment(node: Node) -> Assignment:
+    node.only({"id", "title", "total_points", "framework", "exercises"})
+    exercise_ids = tuple(n.value for n in node.sequence("exercises"))
+    if not exercise_ids or not all(isinstance(i, str) for i in exercise_ids):
+        raise node.child("exercises").fail("a list of exercise ids", list(exercise_ids))
+    return Assignment(id=node.get("id", str), title=text(node, "title"),
+                      total_points=float(node.get("total_points", (int, float))), exercise_ids=exercise_ids,
+                      framework=node.one_of("framework", FRAMEWORKS, "torch"))
+
+
+def _choose(assignments: tuple[Assignment, ...], wanted: str | None, node: Node) -> Assignment:
+    if wanted is None:
+        return assignments[0]
+    for a in assignments:
+        if a.id == wanted:
+            return a
+    raise SpecError(f"{node.file}: no assignment {wanted!r}; the course has {[a.id for a in assignments]}")
 
 
 def libraries(node: Node) -> tuple[str, ...]:

@@ -79,7 +79,7 @@ def template_files(course: Course) -> dict[str, str]:
             continue
         body = strip_solutions(path.read_text(encoding="utf-8"), f"reference/{rel}")
         files[str(rel)] = STUB_HEADER + body if rel.name != "__init__.py" else body
-    for ex in course.exercises:
+    for ex in course.everything:
         if isinstance(ex, QuizSpec):
             files[ex.answers_file] = quiz_template(ex)
     return files
@@ -91,7 +91,7 @@ def fixture_arrays(course: Course, reference) -> dict[str, tuple[dict[str, np.nd
     dtype, so their last bits depend on the CPU's kernels (AVX2 vs AVX-512): the spec's tolerance for that
     dtype, the one diagnosis matches them with, is the difference that matters."""
     files = {}
-    for ex in course.coded:
+    for ex in course.all_coded:
         fn = find_function(reference, ex.module, ex.function)
         for case in ex.cases:
             args = inputs.build_args(case)
@@ -163,7 +163,7 @@ def sync_fixtures(course: Course, reference, *, check: bool) -> list[str]:
 
 def law_draws(course: Course) -> dict:
     """fixtures/_laws.json: for each hypothesis-driven law the specs use, its examples as drawn now."""
-    used = [p for ex in course.coded for p in ex.properties if p.check in laws.DRAWS]
+    used = [p for ex in course.all_coded for p in ex.properties if p.check in laws.DRAWS]
     entries = []
     for name in sorted({p.check for p in used}):
         counts = {p.params.get("examples", laws.parameters(p.law)["examples"].default) for p in used

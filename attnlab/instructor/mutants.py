@@ -80,7 +80,7 @@ def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
 
 def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
     """All checks of the mutant's exercise run against the mutant file (in this process)."""
-    ctx = make_context(course.get(mutant.exercise), FileImpl(mutant.path))
+    ctx = make_context(course.find(mutant.exercise), FileImpl(mutant.path))
     with warnings.catch_warnings():  # the corpus is buggy on purpose (e.g. .T on 3-D tensors); not news
         warnings.simplefilter("ignore")
         return run_checks(ctx)
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
     mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)]
-    if args.exercise and args.exercise not in {e.id for e in course.coded}:
+    if args.exercise and args.exercise not in {e.id for e in course.all_coded}:
         parser.error(f"no coded exercise {args.exercise!r}")
     started = time.perf_counter()
     tally = {(kind, v): 0 for kind in ("bug", "alt") for v in ("ok", "pending", "problem")}

@@ -1,8 +1,10 @@
 """Instructor releases: the student handout and the Gradescope autograder.
 
-    python -m attnlab.instructor.release handout [--out dist]      # dist/handout/: what students get
-    python -m attnlab.instructor.release autograder [--out dist]   # dist/autograder.zip: upload to Gradescope
-    python -m attnlab.instructor.release all [--out dist]
+    python -m attnlab.instructor.release handout [--assignment ID]     # dist/ID/handout/: what students get
+    python -m attnlab.instructor.release autograder [--assignment ID]  # dist/ID/autograder.zip: for Gradescope
+    python -m attnlab.instructor.release all [--assignment ID] [--out dist]
+
+One assignment of spec/course.yaml per release (default: the first); its spec/course.yaml lists only it.
 
 The handout holds the student package (`attention/`, from student_template/), a pristine copy of the
 stubs (student_template/, where the checks read expected shapes), the harness without grading and
@@ -26,7 +28,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from attnlab import __version__
 from attnlab.core import paths
-from attnlab.core.spec import Course, QuizSpec
+from attnlab.core.spec import Course, QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
 
 PACKAGE = "attention"  # the student's working package in the handout
@@ -78,19 +80,43 @@ def handout_spec(path: Path) -> str:
                                         default_flow_style=None)
 
 
-def copy_spec(course: Course, target: Path) -> None:
+def course_yaml(course: Course) -> str:
+    """spec/course.yaml of a release: the course with only the assignment released (so it is the default)."""
+    data = yaml.safe_load((paths.SPEC_DIR / "course.yaml").read_text(encoding="utf-8"))
+    data["assignments"] = [a for a in data["assignments"] if a["id"] == course.assignment.id]
+    return (f"# Made by `python -m attnlab.instructor.release`: assignment {course.assignment.id} only.\n"
+            + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110))
+
+
+def copy_spec(course: Course, target: Path, *, visible_only: bool = True) -> None:
+    """The assignment's specs (and their exercises' .py); for a handout without hidden cases and laws."""
     target.mkdir(parents=True)
-    shutil.copy2(paths.SPEC_DIR / "course.yaml", target / "course.yaml")
+    (target / "course.yaml").write_text(course_yaml(course), encoding="utf-8")
     for exercise in course.exercises:
         source = paths.SPEC_DIR / f"{exercise.id}.yaml"
-        if isinstance(exercise, QuizSpec):
-            shutil.copy2(source, target / source.name)  # questions only; the answers are in reference/
+        if isinstance(exercise, QuizSpec) or not visible_only:
+            shutil.copy2(source, target / source.name)  # a quiz's questions only: the answers are in reference/
         else:
             (target / source.name).write_text(handout_spec(source), encoding="utf-8")
         code = source.with_suffix(".py")  # the exercise's laws and picture: every law is visible anyway
         if code.is_file():
             shutil.copy2(code, target / code.name)
-    _same_visible_checks(course, load_course(target))
+    shipped = load_course(target)
+    if visible_only:
+        _same_visible_checks(course, shipped)
+
+
+def package_files(course: Course) -> list[str]:
+    """The template files of the assignment's package: __init__.py, its exercises' modules, its quiz file."""
+    wanted = {"__init__.py", *(f"{e.module}.py" for e in course.coded),
+              *(e.answers_file for e in course.exercises if isinstance(e, QuizSpec))}
+    return sorted(name for name in wanted if (paths.TEMPLATE_DIR / name).is_file())
+
+
+def copy_package_template(course: Course, target: Path) -> None:
+    target.mkdir(parents=True)
+    for name in package_files(course):
+        shutil.copy2(paths.TEMPLATE_DIR / name, target / name)
 
 
 def _same_visible_checks(course: Course, shipped: Course) -> None:
@@ -116,12 +142,17 @@ def copy_fixtures(course: Course, target: Path) -> None:
 
 
 def copy_viz(course: Course, target: Path) -> None:
+    """The reference's pictures of the assignment's exercises (fixtures/_viz/<id>.npz)."""
     from attnlab.student import viz
 
     drift = viz.sync_viz(course, _reference(), check=True)
     if drift:
         raise ReleaseError(f"{', '.join(drift)} out of date: run `python -m attnlab.instructor.generate viz`")
-    shutil.copytree(viz.VIZ_DIR, target, ignore=_ignore())
+    target.mkdir(parents=True, exist_ok=True)
+    for exercise in course.coded:
+        picture = viz.VIZ_DIR / f"{exercise.id}.npz"
+        if picture.is_file():
+            shutil.copy2(picture, target / picture.name)
 
 
 def copy_laws(course: Course, target: Path) -> None:
@@ -168,13 +199,13 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def build_handout(*, out: Path) -> Path:
-    """Write out/handout/ from scratch; return its path."""
-    course = load_course(paths.SPEC_DIR)
+def build_handout(*, out: Path, assignment: str | None = None) -> Path:
+    """Write out/<assignment>/handout/ from scratch (default: the course's first assignment); return it."""
+    course = load_course(paths.SPEC_DIR, assignment)
     _check_template(course)
-    handout = _fresh(Path(out) / "handout")
+    handout = _fresh(Path(out) / course.assignment.id / "handout")
     for name in (PACKAGE, "student_template"):  # the working copy and the pristine stubs
-        shutil.copytree(paths.TEMPLATE_DIR, handout / name, ignore=_ignore())
+        copy_package_template(course, handout / name)
     copy_package(handout / "attnlab", HANDOUT_PACKAGES)
     copy_spec(course, handout / "spec")
     copy_fixtures(course, handout / "fixtures")
@@ -191,18 +222,19 @@ def build_handout(*, out: Path) -> Path:
     return handout
 
 
-def _stage_autograder(stage: Path) -> None:
+def _stage_autograder(stage: Path, course: Course) -> None:
     shutil.copy2(paths.ROOT / "grade.py", stage / "grade.py")
     copy_package(stage / "attnlab", GRADER_PACKAGES)
     shutil.copytree(paths.REFERENCE_DIR, stage / "reference", ignore=_ignore())
-    shutil.copytree(paths.SPEC_DIR, stage / "spec", ignore=_ignore())
+    copy_spec(course, stage / "spec", visible_only=False)  # hidden cases too: grading needs them
     files = RELEASE_FILES / "autograder"
     shutil.copy2(files / "run_autograder", stage / "run_autograder")
     shutil.copy2(files / "finish_results.py", stage / "finish_results.py")
     setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN)
     (stage / "setup.sh").write_text(setup, encoding="utf-8")
-    libraries = load_course(paths.SPEC_DIR).libraries  # student code may import them: installed in the image
-    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS + libraries)) + "\n", encoding="utf-8")
+    # student code may import the course's libraries: installed in the image
+    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS + course.libraries)) + "\n",
+                                           encoding="utf-8")
 
 
 def _zip_tree(stage: Path, target: Path) -> None:
@@ -218,14 +250,14 @@ def _zip_tree(stage: Path, target: Path) -> None:
     tmp.replace(target)
 
 
-def build_autograder(*, out: Path) -> Path:
-    """Write out/autograder.zip; return its path."""
-    load_course(paths.SPEC_DIR)  # a broken spec fails here, not on Gradescope
+def build_autograder(*, out: Path, assignment: str | None = None) -> Path:
+    """Write out/<assignment>/autograder.zip (default: the first assignment); return its path."""
+    course = load_course(paths.SPEC_DIR, assignment)  # a broken spec fails here, not on Gradescope
     _reference()
-    target = Path(out) / "autograder.zip"
+    target = Path(out) / course.assignment.id / "autograder.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="attnlab-autograder-") as work:
-        _stage_autograder(Path(work))
+        _stage_autograder(Path(work), course)
         _zip_tree(Path(work), target)
     return target
 
@@ -234,14 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.release", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=["handout", "autograder", "all"])
     parser.add_argument("--out", type=Path, default=paths.ROOT / "dist",
-                        help="output directory (default: dist/)")
+                        help="output directory (default: dist/); releases go to OUT/<assignment>/")
+    parser.add_argument("--assignment", default=None, help="which assignment of spec/course.yaml (default: first)")
     opts = parser.parse_args(argv)
     try:
         if opts.what in ("handout", "all"):
-            print(f"handout: {build_handout(out=opts.out)}")
+            print(f"handout: {build_handout(out=opts.out, assignment=opts.assignment)}")
         if opts.what in ("autograder", "all"):
-            print(f"autograder: {build_autograder(out=opts.out)}")
-    except (ReleaseError, OSError) as exc:
+            print(f"autograder: {build_autograder(out=opts.out, assignment=opts.assignment)}")
+    except (ReleaseError, OSError, SpecError) as exc:
         print(f"python -m attnlab.instructor.release: {exc}", file=sys.stderr)
         return 2
     return 0

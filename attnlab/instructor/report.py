@@ -73,9 +73,11 @@ def load_results(results_dir: Path) -> list[dict]:
     return sorted(results, key=lambda r: str(r["submission"]))
 
 
-def _course() -> Course | None:
+def _course(results: list[dict]) -> Course | None:
+    """The course of the assignment the results were graded for."""
+    assignments = sorted({str(r.get("assignment", "attention")) for r in results})
     try:
-        return load_course(paths.SPEC_DIR)
+        return load_course(paths.SPEC_DIR, assignments[0] if len(assignments) == 1 else None)
     except (SpecError, OSError):
         return None  # titles and misconception sentences are then left out, ids still shown
 
@@ -150,7 +152,7 @@ def render(results_dir: Path, *, lang: str) -> str:
 
     matplotlib.use("Agg")
     results = load_results(results_dir)
-    stats = exercise_stats(results, _course(), lang)
+    stats = exercise_stats(results, _course(results), lang)
     scores = [float(r["score"]) for r in results]
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                       undefined=StrictUndefined)

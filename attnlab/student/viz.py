@@ -29,7 +29,7 @@ def picture_of(exercise: ExerciseSpec):
 
 def drawable(course: Course) -> list[str]:
     """The ids of the course's exercises that have a picture."""
-    return [e.id for e in course.coded if picture_of(e) is not None]
+    return [e.id for e in course.all_coded if picture_of(e) is not None]
 
 
 def student_weights(exercise: ExerciseSpec, impl: Implementation, lang: str) -> tuple[np.ndarray | None, str]:
@@ -136,7 +136,7 @@ def draw(exercise: ExerciseSpec, impl: Implementation, out: Path, *, lang: str) 
 def viz_arrays(course: Course, reference) -> dict[str, np.ndarray]:
     """Exercise id -> the reference's picture (float64), for the files in fixtures/_viz/."""
     arrays = {}
-    for exercise in course.coded:
+    for exercise in course.all_coded:
         picture = picture_of(exercise)
         if picture is not None:
             with torch.no_grad():

@@ -62,13 +62,18 @@ def test_id_must_match_file_and_function(spec_dir):
 
 
 def test_points_must_add_up(spec_dir):
-    edit(spec_dir / "course.yaml", lambda d: d.update(total_points=99))
-    expect_error(spec_dir, "course.yaml", "total_points", "99")
+    edit(spec_dir / "course.yaml", lambda d: d["assignments"][0].update(total_points=99))
+    expect_error(spec_dir, "course.yaml", "assignments[0].total_points", "99")
 
 
 def test_course_and_files_must_agree(spec_dir):
     (spec_dir / "extra.yaml").write_text("id: extra\n")
-    expect_error(spec_dir, "course.yaml", "exercises", "extra")
+    expect_error(spec_dir, "course.yaml", "assignments", "extra")
+
+
+def test_an_unknown_assignment_names_the_ones_there_are():
+    with pytest.raises(SpecError, match="no assignment 'nope'.*'attention'"):
+        load_course(paths.SPEC_DIR, "nope")
 
 
 def test_bad_shape_and_invalid_yaml(spec_dir):

@@ -32,6 +32,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                      "`grade.py merge DIR... --out DIR` combines shard outputs.")
     parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
+    parser.add_argument("--assignment", default=None,
+                        help="which assignment of spec/course.yaml to grade (default: the first)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
@@ -105,7 +107,7 @@ def setup(opts: argparse.Namespace) -> tuple:
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
             runner_server(Limits(launcher=opts.launcher), wait=False)
-    course = load_course(paths.SPEC_DIR)
+    course = load_course(paths.SPEC_DIR, opts.assignment)
     submissions = discover(opts.submissions)
     mine = submissions
     if opts.shard is not None:

@@ -113,4 +113,5 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
-        duration_s=round(time.monotonic() - started, 3), harness_version=__version__)
+        duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
+        assignment=course.assignment.id if course.assignment else "attention")
