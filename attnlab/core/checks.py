@@ -16,7 +16,8 @@ from attnlab.core.compare import compare, tolerance_for
 from attnlab.core.diagnose import diagnose
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
-from attnlab.core.outcomes import RAISED, CheckFailure, Outcome
+from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError
+from attnlab.core.outputs import Output, parts
 from attnlab.core.results import CheckResult
 from attnlab.core.spec import CaseSpec, ExerciseSpec, PropertySpec
 from attnlab.core.status import Status
@@ -69,18 +70,23 @@ class Context:
         return self.impl.vjp(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
                              forbidden_calls=ex.forbidden, wrt=wrt, cotangent=cotangent)
 
-    def _checked(self, args: dict[str, Any], result: Returned) -> torch.Tensor:
+    def _checked(self, args: dict[str, Any], result: Returned) -> Output:
         out = result.output
+        returns = self.exercise.returns
+        if len(returns) > 1 and (isinstance(out, torch.Tensor) or len(out) != len(returns)):
+            raise ShapeError("returned_count", function=self.exercise.function, got=len(parts(out)),
+                             expected=len(returns), names=", ".join(r.name for r in returns))
         check_call(self.signature, args, out, name=self.exercise.function)
         if result.modified:
             raise CheckFailure("modified", names=", ".join(result.modified))
         if result.aliases:
             raise CheckFailure("alias", name=result.aliases[0])
-        self._check_dtype_device(args, out)
+        for spec, part in zip(returns, parts(out)):
+            self._check_dtype_device(args, part, spec.like)
         return out
 
-    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor) -> None:
-        like = args.get(self.exercise.returns[0].like)
+    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor, like_name: str | None) -> None:
+        like = args.get(like_name)
         if not isinstance(like, torch.Tensor) or not like.is_floating_point():
             return
         if out.dtype != like.dtype:
@@ -91,7 +97,7 @@ class Context:
     def reference_function(self) -> Callable:
         return find_function(self.reference, self.exercise.module, self.exercise.function)
 
-    def reference_call(self, args: dict[str, Any]) -> torch.Tensor:
+    def reference_call(self, args: dict[str, Any]) -> Output:
         with torch.no_grad():
             return self.reference_function()(**args)
 
@@ -100,14 +106,14 @@ class Context:
         if self.reference is not None or self.fresh_seed is not None or self.fixtures_dir is None:
             return None
         path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
-        return fixtures.stored_misconceptions(path) if path.exists() else {}
+        return fixtures.stored_misconceptions(path, self.exercise) if path.exists() else {}
 
     def case_data(self, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:
         """Inputs and float64 expected output: the saved fixture, or fresh draws scored by the reference."""
         if self.fresh_seed is None and self.fixtures_dir is not None:
             path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
             if path.exists():
-                return fixtures.load_case(path, case)
+                return fixtures.load_case(path, case, self.exercise)
         if self.reference is None:
             raise FileNotFoundError(f"no fixture for {self.exercise.id}/{case.name} and no reference")
 
@@ -123,7 +129,9 @@ class Context:
         if self.reference is None:
             case = next(c for c in self.exercise.cases if c.name == case_name)
             path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case) if self.fixtures_dir else None
-            return fixtures.stored_gradients(path, wrt) if path is not None and path.exists() else None
+            if path is None or not path.exists():
+                return None
+            return fixtures.stored_gradients(path, wrt, len(self.exercise.returns))
 
         def compute():
             return gradients_of(self.reference_function(), self.exercise, args, wrt)
@@ -143,11 +151,13 @@ class Context:
 
 
 def gradients_of(fn: Callable, exercise: ExerciseSpec, args: dict[str, Any], wrt: tuple[str, ...]):
-    """A fixed random cotangent for fn's output on `args`, and the gradients of <output, cotangent>."""
+    """A fixed random cotangent for fn's output(s) on `args`, and the gradients of <output, cotangent>."""
     from attnlab.core.laws import noise
 
     with torch.no_grad():
-        cotangent = noise(fn(**args), 13)
+        output = fn(**args)
+    cotangent = tuple(noise(part, 13 + i) for i, part in enumerate(parts(output)))
+    cotangent = cotangent[0] if isinstance(output, torch.Tensor) else cotangent
     _, grads = vjp_call(fn, exercise=exercise.id, function=exercise.function, kwargs=args, forbidden_calls=(),
                         wrt=wrt, cotangent=cotangent)
     return cotangent, {name: torch.zeros_like(args[name]) if g is None else g for name, g in grads.items()}
@@ -202,20 +212,29 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
         yield _case_result(ctx, case, args, expected, got)
 
 
-def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: torch.Tensor | None,
-                 got: torch.Tensor | Outcome | CheckFailure) -> CheckResult:
+def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: Output | None,
+                 got: Output | Outcome | CheckFailure) -> CheckResult:
     if isinstance(got, RAISED):
         return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
                            hint=_hint(got, ctx.lang))
     if expected is None:
         return CheckResult(case.name, True, Status.PASSED)
-    tol = tolerance_for(ctx.exercise.tolerance, got.dtype)
-    mismatch = compare(got, expected, tol)
+    mismatch = compare_outputs(ctx.exercise, got, expected)
     if mismatch is None:
         return CheckResult(case.name, True, Status.PASSED)
-    found = diagnose(ctx.exercise, args, got, tol, stored=ctx.stored_misconceptions(case))
+    found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case))
     text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
     return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "")
+
+
+def compare_outputs(exercise: ExerciseSpec, got: Output, expected: Output) -> Message | None:
+    """The first output that differs from its expected value (named when there are several), or None."""
+    several = len(exercise.returns) > 1
+    for spec, g, e in zip(exercise.returns, parts(got), parts(expected)):
+        mismatch = compare(g, e, tolerance_for(exercise.tolerance, g.dtype))
+        if mismatch is not None:
+            return Message("output_named", {"name": spec.name, "detail": mismatch}) if several else mismatch
+    return None
 
 
 def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:

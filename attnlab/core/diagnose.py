@@ -9,8 +9,9 @@ from typing import Any
 
 import torch
 
-from attnlab.core.compare import matches
-from attnlab.core.spec import ExerciseSpec, Misconception, Tolerance
+from attnlab.core.compare import matches, tolerance_for
+from attnlab.core.outputs import Output, as_output, parts
+from attnlab.core.spec import ExerciseSpec, Misconception
 
 
 def misconception_function(exercise: ExerciseSpec, misconception: Misconception):
@@ -22,20 +23,26 @@ def misconception_function(exercise: ExerciseSpec, misconception: Misconception)
     return fn
 
 
-def run_misconception(exercise: ExerciseSpec, misconception: Misconception,
-                      args: dict[str, Any]) -> torch.Tensor | None:
+def run_misconception(exercise: ExerciseSpec, misconception: Misconception, args: dict[str, Any]) -> Output | None:
     """The misconception's output on `args`, or None where that buggy variant crashes."""
     fn = misconception_function(exercise, misconception)
     try:
         with torch.no_grad():
-            out = fn(**{k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in args.items()})
+            return as_output(fn(**{k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in args.items()}),
+                             misconception.id)
     except Exception:
         return None
-    return out if isinstance(out, torch.Tensor) else None
 
 
-def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: torch.Tensor, tol: Tolerance, *,
-             stored: dict[str, torch.Tensor] | None = None) -> Misconception | None:
+def same_output(exercise: ExerciseSpec, got: Output, candidate: Output) -> bool:
+    """Every output equal within the spec's tolerance for its dtype (NaN where the other has NaN)."""
+    got_parts, candidate_parts = parts(got), parts(candidate)
+    return len(got_parts) == len(candidate_parts) and all(
+        matches(g, c, tolerance_for(exercise.tolerance, g.dtype)) for g, c in zip(got_parts, candidate_parts))
+
+
+def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *,
+             stored: dict[str, Output] | None = None) -> Misconception | None:
     """The first misconception whose output equals `got` (within tolerance) on these inputs: computed
     live when the reference package is here, else read from the fixture (`stored`)."""
     for misconception in exercise.misconceptions:
@@ -43,6 +50,6 @@ def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: torch.Tensor, to
             candidate = stored.get(misconception.id)
         else:
             candidate = run_misconception(exercise, misconception, args)
-        if candidate is not None and matches(got, candidate, tol):
+        if candidate is not None and same_output(exercise, got, candidate):
             return misconception
     return None

@@ -25,13 +25,15 @@ import torch
 from attnlab.core import forbidden, imports, inputs
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
+from attnlab.core.outputs import Output, as_output, detach, parts
 
 
 @dataclass(frozen=True)
 class Returned:
-    """One call's output, and the names of the inputs it modified in place or returned as its output."""
+    """One call's output (a tensor, or a tuple of them), and the names of the inputs it modified in place
+    or returned as (part of) its output."""
 
-    output: torch.Tensor
+    output: Output
     modified: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
 
@@ -44,7 +46,7 @@ class Implementation(Protocol):
 
     def vjp(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
             forbidden_calls: tuple[str, ...], wrt: tuple[str, ...],
-            cotangent: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor | None]]: ...
+            cotangent: Output) -> tuple[Output, dict[str, torch.Tensor | None]]: ...
 
 
 def load_package(path: Path, libraries: tuple[str, ...] | None = None) -> ModuleType:
@@ -133,20 +135,14 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
         raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
 
 
-def as_tensor(value: Any, function: str) -> torch.Tensor:
-    """The plain tensor inside `value`; subclasses lose their overrides (a subclass could lie in __eq__)."""
-    if not isinstance(value, torch.Tensor):
-        raise SubmissionError("not_a_tensor", function=function, got=type(value).__name__)
-    return value.as_subclass(torch.Tensor)
-
-
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
                  forbidden_calls: tuple[str, ...], deep_guard: bool = True) -> Returned:
     """One call, and what it did to its inputs: used in this process and in the grading runner alike."""
     before = inputs.snapshot(kwargs)
-    output = as_tensor(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls,
+    output = as_output(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls,
                               deep_guard=deep_guard), function)
-    return Returned(output.detach(), tuple(inputs.changed(kwargs, before)), tuple(inputs.aliased(kwargs, output)))
+    aliases = dict.fromkeys(name for part in parts(output) for name in inputs.aliased(kwargs, part))
+    return Returned(detach(output), tuple(inputs.changed(kwargs, before)), tuple(aliases))
 
 
 class InProcessImpl:
@@ -178,27 +174,29 @@ class InProcessImpl:
                         forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
 
 
-def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
-    """Output and gradients of <output, cotangent> with respect to the tensors named in `wrt`; None for an
-    argument the output does not depend on through autograd (no gradient reaches it)."""
+def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output):
+    """Output and gradients of <output, cotangent> (summed over the outputs of a function returning several)
+    with respect to the tensors named in `wrt`; None for an argument the output does not depend on through
+    autograd (no gradient reaches it)."""
     leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
     with torch.enable_grad():
-        output = as_tensor(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
+        output = as_output(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
                                   forbidden_calls=forbidden_calls), function)
-        if not output.requires_grad:
+        pairs = list(zip(parts(output), parts(cotangent)))
+        if len(parts(output)) != len(parts(cotangent)) or any(o.shape != c.shape for o, c in pairs):
+            raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in parts(output)],
+                                  expected=[tuple(c.shape) for c in parts(cotangent)])
+        if not any(o.requires_grad for o in parts(output)):
             raise SubmissionError("not_differentiable", function=function).with_hint(
                 Message("hint_gradient_unreached"))
-        if output.shape != cotangent.shape:
-            raise SubmissionError("vjp_shape", function=function, got=tuple(output.shape),
-                                  expected=tuple(cotangent.shape))
         try:
             # <output, cotangent> is a scalar: backward needs no grad_outputs (whose shape check in
             # torch.autograd.grad imports sympy); the gradients are the same
-            inner = (output * cotangent.to(output.dtype)).sum()
+            inner = sum((o * c.to(o.dtype)).sum() for o, c in pairs if o.requires_grad)
             grads = torch.autograd.grad(inner, list(leaves.values()), allow_unused=True)
         except Exception as exc:
             raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
-    return output.detach(), {name: None if g is None else g.detach() for name, g in zip(wrt, grads)}
+    return detach(output), {name: None if g is None else g.detach() for name, g in zip(wrt, grads)}
 
 
 class FileImpl(InProcessImpl):

@@ -65,10 +65,12 @@ def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
 
 def _signature_key(value: Any) -> tuple | None:
     """What the checks look at (a tensor's type, shape and dtype; a scalar's type and value, in case a hint
-    is a Literal); None if uncacheable."""
+    is a Literal; each tensor of a tuple); None if uncacheable."""
     kind = type(value)
     if isinstance(value, Tensor):
         return kind, tuple(value.shape), value.dtype
+    if kind is tuple and all(isinstance(v, Tensor) for v in value):
+        return kind, tuple(_signature_key(v) for v in value)
     if kind in _SCALARS:
         return kind, value
     if isinstance(value, (Generator, device)):
@@ -97,10 +99,16 @@ def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: s
                     _PASSED.clear()
                 _PASSED.add(key)
     except BeartypeException:
-        expected = " | ".join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(hints["return"]))
+        returns = hints["return"]
+        joiner = ", " if getattr(returns, "__origin__", None) is tuple else " | "
+        expected = joiner.join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(returns))
         dims = bind_dims(hints, args)
         known = ", ".join(f"{k}={v}" for k, v in dims.items() if k in expected)
-        got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__
-        dtype = f" {str(output.dtype).removeprefix('torch.')}" if hasattr(output, "dtype") else ""
+        if isinstance(output, tuple):  # several outputs: each one's dtype and shape
+            got = "(" + ", ".join(f"{str(o.dtype).removeprefix('torch.')} {tuple(o.shape)}" for o in output) + ")"
+            dtype, expected = "", f"({expected})"
+        else:
+            got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__
+            dtype = f" {str(output.dtype).removeprefix('torch.')}" if hasattr(output, "dtype") else ""
         raise ShapeError("shape_mismatch", name=name, dtype=dtype, got=got, expected=expected,
                          known=Message("shape_with", {"dims": known}) if known else "") from None

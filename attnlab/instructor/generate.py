@@ -22,6 +22,7 @@ from attnlab.core.checks import gradients_of
 from attnlab.core.compare import tolerance_for
 from attnlab.core.diagnose import run_misconception
 from attnlab.core.impl import find_function
+from attnlab.core.outputs import parts
 from attnlab.core.spec import Course, ExerciseSpec, QuizSpec, Tolerance
 from attnlab.core.spec_load import load_course
 
@@ -98,9 +99,10 @@ def fixture_arrays(course: Course, reference) -> dict[str, tuple[dict[str, np.nd
             expected = fn(**inputs.to_float64(args)) if "value" in case.checks else None
             wrong = {m.id: out for m in ex.misconceptions if "value" in case.checks
                      and (out := run_misconception(ex, m, args)) is not None}
-            dtypes = [out.dtype for out in wrong.values() if out.is_floating_point()]
+            dtypes = [part.dtype for out in wrong.values() for part in parts(out) if part.is_floating_point()]
             rel = fixtures.fixture_path(Path("."), ex, case)
-            files[str(rel)] = (fixtures.arrays(args, expected, wrong, _gradients(ex, case.name, fn, args)),
+            names = tuple(r.name for r in ex.returns)
+            files[str(rel)] = (fixtures.arrays(args, expected, wrong, _gradients(ex, case.name, fn, args), names),
                                tolerance_for(ex.tolerance, dtypes[0] if dtypes else torch.float32))
     return files
 

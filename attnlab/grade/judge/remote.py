@@ -29,7 +29,7 @@ from attnlab.core.outcomes import (
 )
 from attnlab.core.status import Status
 from attnlab.grade.judge.clock import ExerciseClock
-from attnlab.grade.protocol.args import encode_args, mirror_inplace
+from attnlab.grade.protocol.args import encode_args, mirror_inplace, output_tensors, read_output
 from attnlab.grade.protocol.channel import (
     ChannelClosed,
     ChannelError,
@@ -90,9 +90,9 @@ class RemoteImpl:
         return results
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
-        extra = {"wrt": list(wrt), "cotangent_key": "cotangent"}
-        [got] = self._exchange(exercise, module, function, forbidden_calls,
-                               [("vjp", kwargs, extra, {"cotangent": cotangent})])
+        cotangents, count = output_tensors(cotangent, "cotangent")
+        extra = {"wrt": list(wrt), "cotangent_key": "cotangent", "cotangent_count": count}
+        [got] = self._exchange(exercise, module, function, forbidden_calls, [("vjp", kwargs, extra, cotangents)])
         if isinstance(got, Exception):
             raise got
         reply, tensors = got
@@ -305,7 +305,7 @@ class RemoteImpl:
                   kwargs: dict[str, Any]) -> Returned:
         """The output and what the runner reported about the inputs, after mirroring in-place changes into
         the caller's kwargs, so the checks see exactly what an in-process call would have shown them."""
-        output = tensors.get("output")
+        output = read_output(tensors, reply.get("outputs"))
         modified, aliases = reply.get("inputs_modified", []), reply.get("output_aliases", [])
         if output is None or not _names(modified, kwargs) or not _names(aliases, kwargs):
             raise self._violation(exercise, ChannelError("ok reply without a valid output/inputs report"))

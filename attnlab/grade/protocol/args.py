@@ -64,6 +64,24 @@ def decode_args(args: dict, tensors: dict[str, torch.Tensor]) -> dict[str, Any]:
     return kwargs
 
 
+def output_tensors(output, prefix: str = "output") -> tuple[dict[str, torch.Tensor], int | None]:
+    """A call's output as payload tensors: `prefix` for one tensor, `prefix:<i>` for each of several
+    (and their count, None for one tensor)."""
+    if isinstance(output, torch.Tensor):
+        return {prefix: output}, None
+    return {f"{prefix}:{i}": t for i, t in enumerate(output)}, len(output)
+
+
+def read_output(tensors: dict[str, torch.Tensor], count: Any, prefix: str = "output"):
+    """The output output_tensors() sent (a tensor, or a tuple of `count`), or None if it is not all there."""
+    if count is None:
+        return tensors.get(prefix)
+    if type(count) is not int or not 0 < count <= 8:
+        return None
+    found = [tensors.get(f"{prefix}:{i}") for i in range(count)]
+    return None if any(t is None for t in found) else tuple(found)
+
+
 def mirror_inplace(target: torch.Tensor, changed: torch.Tensor | None, name: str) -> None:
     """Apply the runner's in-place change to the caller's tensor (as if the call had run here)."""
     if changed is None or changed.shape != target.shape or changed.dtype != target.dtype:

@@ -27,7 +27,7 @@ from attnlab.core.impl import call_checked, describe_exception, find_function, l
 from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.status import Status
-from attnlab.grade.protocol.args import decode_args
+from attnlab.grade.protocol.args import decode_args, output_tensors, read_output
 from attnlab.grade.protocol.channel import (
     ChannelClosed,
     ChannelError,
@@ -51,18 +51,22 @@ def run_call(package, common: dict, call: dict,
            "forbidden_calls": tuple(common["forbidden"])}
     if call["op"] == "call":
         returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, **how)
-        result = {"output": returned.output}
+        result, count = output_tensors(returned.output)
         modified, aliases = returned.modified, returned.aliases
     elif call["op"] == "vjp":
         received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
-        output, grads = vjp_call(fn, wrt=tuple(call["wrt"]), cotangent=tensors[call["cotangent_key"]], **how)
-        result = {"output": output, **{f"grad:{name}": g for name, g in grads.items() if g is not None}}
+        cotangent = read_output(tensors, call.get("cotangent_count"), call["cotangent_key"])
+        if cotangent is None:
+            raise ValueError("vjp request without its cotangent")
+        output, grads = vjp_call(fn, wrt=tuple(call["wrt"]), cotangent=cotangent, **how)
+        result, count = output_tensors(output)
+        result.update({f"grad:{name}": g for name, g in grads.items() if g is not None})
         modified, aliases = changed(kwargs, received), ()
         unreached = [name for name, g in grads.items() if g is None]
     else:
         raise ValueError(f"unknown op {call['op']!r}")
     result.update({f"input:{name}": kwargs[name] for name in modified})
-    reply = {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases)}
+    reply = {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases), "outputs": count}
     if call["op"] == "vjp":
         reply["unreached"] = unreached
     return reply, result

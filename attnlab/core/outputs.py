@@ -1,0 +1,49 @@
+"""What a run_* function returns: one tensor, or a tuple of tensors for exercises whose spec lists several
+`returns:` (kv_cache_attention: output and the two extended caches; flash_attention: O and L).
+
+Everything that handles outputs (calls, the runner's frames, comparisons, diagnosis, fixtures, gradients)
+goes through `parts` and `join`, so one-output and several-output exercises share one code path.
+"""
+
+from typing import Any
+
+import torch
+
+from attnlab.core.outcomes import SubmissionError
+
+Output = torch.Tensor | tuple[torch.Tensor, ...]
+MAX_OUTPUTS = 8
+
+
+def as_output(value: Any, function: str) -> Output:
+    """The plain tensor(s) a call returned; tensor subclasses lose their overrides (a subclass could lie in
+    __eq__), a list becomes a tuple. Anything else is the student's error."""
+    if isinstance(value, torch.Tensor):
+        return value.as_subclass(torch.Tensor)
+    if isinstance(value, (tuple, list)) and 0 < len(value) <= MAX_OUTPUTS and all(
+            isinstance(v, torch.Tensor) for v in value):
+        return tuple(v.as_subclass(torch.Tensor) for v in value)
+    raise SubmissionError("not_a_tensor", function=function, got=_kind(value))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__} of {', '.join(type(v).__name__ for v in value[:MAX_OUTPUTS])}"
+    return type(value).__name__
+
+
+def parts(output: Output) -> tuple[torch.Tensor, ...]:
+    return (output,) if isinstance(output, torch.Tensor) else tuple(output)
+
+
+def join(tensors: list[torch.Tensor] | tuple[torch.Tensor, ...], single: bool) -> Output:
+    """Back from parts: the one tensor when the function returned a tensor, else the tuple."""
+    return tensors[0] if single else tuple(tensors)
+
+
+def detach(output: Output) -> Output:
+    return join([t.detach() for t in parts(output)], isinstance(output, torch.Tensor))
+
+
+def to_float64(output: Output) -> Output:
+    return join([t.detach().to(torch.float64) for t in parts(output)], isinstance(output, torch.Tensor))
