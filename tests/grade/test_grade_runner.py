@@ -221,7 +221,7 @@ def test_vjp_returns_output_and_gradients(shared):
 
 @pytest.mark.parametrize("function, outcome, message", [
     ("run_todo", NotImplementedByStudent, "not implemented yet"),
-    ("run_list", SubmissionError, "returned list, expected a torch.Tensor"),
+    ("run_list", SubmissionError, "returned list of float, float, expected a torch.Tensor"),
     ("run_complex", SubmissionError, "complex64 cannot be sent"),
     ("run_recursion", SubmissionError, "RecursionError"),
     ("run_missing", NotImplementedByStudent, "run_missing is missing"),
