@@ -218,13 +218,18 @@ def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: O
         return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
                            hint=_hint(got, ctx.lang))
     if expected is None:
-        return CheckResult(case.name, True, Status.PASSED)
+        return CheckResult(case.name, True, Status.PASSED, trivial=True)
     mismatch = compare_outputs(ctx.exercise, got, expected)
     if mismatch is None:
-        return CheckResult(case.name, True, Status.PASSED)
+        return CheckResult(case.name, True, Status.PASSED, trivial=constant(expected))
     found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case))
     text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
     return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "")
+
+
+def constant(output: Output) -> bool:
+    """Every element of every output equal: a function returning a constant reproduces it."""
+    return all(t.numel() == 0 or bool((t == t.flatten()[0]).all()) for t in parts(output))
 
 
 def compare_outputs(exercise: ExerciseSpec, got: Output, expected: Output) -> Message | None:

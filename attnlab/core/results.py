@@ -19,6 +19,7 @@ class CheckResult:
     diagnosis: str = ""  # misconception id matched, if any
     kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
     hint: str = ""  # advice for this failure, shown instead of the exercise's general hint
+    trivial: bool = False  # passed, but a constant function would pass it too (see attnlab.core.scoring)
 
 
 @dataclass(frozen=True)

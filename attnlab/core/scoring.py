@@ -2,8 +2,10 @@
 
 Scoring: score = points × (cases passed / cases) × (1 + properties passed / properties) / 2. Properties
 scale the case score rather than add to it: a function returning zeros satisfies causality and
-permutation laws, and must not earn points for that alone; failing every law halves the case score. A
-forbidden call anywhere scores the exercise 0. Status is "passed" when all pass, "failed" when some pass,
+permutation laws, and must not earn points for that alone; failing every law halves the case score.
+Likewise a case a constant function passes (no value check, or a constant expected output such as
+dropout with p = 1) counts only once some other case passes. A forbidden call anywhere scores the
+exercise 0. Status is "passed" when all pass, "failed" when some pass,
 else the most telling status of the failures (status.SEVERITY).
 """
 
@@ -87,7 +89,9 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
 
 def _fraction(checks: list[CheckResult], kind: str) -> float:
     of_kind = [c for c in checks if c.kind == kind]
-    return sum(c.passed for c in of_kind) / len(of_kind) if of_kind else 1.0
+    informative = any(c.passed and not c.trivial for c in of_kind)
+    earned = sum(c.passed and (informative or not c.trivial) for c in of_kind)
+    return earned / len(of_kind) if of_kind else 1.0
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:
