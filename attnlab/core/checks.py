@@ -40,12 +40,15 @@ class Context:
     fixtures_dir: Any = None
     deep_guard: bool = True  # see attnlab.core.forbidden: False while a law repeats its calls
 
-    def call_many(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor | Outcome | CheckFailure]:
+    def call_many(self, calls: list[dict[str, Any]],
+                  budgets: list[float | None] | None = None) -> Iterator[Output | Outcome | CheckFailure]:
         """Each call's checked output (shape, dtype, device, inputs untouched), or what it raised, in
-        order. The implementation decides when the calls are made (see attnlab.core.impl)."""
+        order; `budgets`: each call's largest allowed tensor in MB (attnlab.core.memory). The implementation
+        decides when the calls are made (see attnlab.core.impl)."""
         ex = self.exercise
         results = self.impl.call_many(exercise=ex.id, module=ex.module, function=ex.function, calls=calls,
-                                      forbidden_calls=ex.forbidden, deep_guard=self.deep_guard)
+                                      forbidden_calls=ex.forbidden, deep_guard=self.deep_guard,
+                                      budgets=budgets if budgets and any(b is not None for b in budgets) else None)
         for args, result in zip(calls, results, strict=True):
             if isinstance(result, Exception):
                 yield result
@@ -208,7 +211,8 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
     """Each case's result, in order. Their calls go out together (Context.call_many), so every case's
     inputs are built first; with an in-process implementation each call is made as its result is asked for."""
     data = [ctx.case_data(case) for case in cases]
-    for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data])):
+    budgets = [case.max_tensor_mb for case in cases]
+    for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data], budgets)):
         yield _case_result(ctx, case, args, expected, got)
 
 

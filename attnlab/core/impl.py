@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from attnlab.core import forbidden, imports, inputs
+from attnlab.core import forbidden, imports, inputs, memory
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
@@ -42,7 +42,8 @@ class Implementation(Protocol):
     name: str
 
     def call_many(self, *, exercise: str, module: str, function: str, calls: list[dict[str, Any]],
-                  forbidden_calls: tuple[str, ...], deep_guard: bool = True) -> Iterator[Returned | Outcome]: ...
+                  forbidden_calls: tuple[str, ...], deep_guard: bool = True,
+                  budgets: list[float | None] | None = None) -> Iterator[Returned | Outcome]: ...
 
     def vjp(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
             forbidden_calls: tuple[str, ...], wrt: tuple[str, ...],
@@ -117,10 +118,11 @@ def describe_exception(exc: BaseException) -> Message:
 
 
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
-           deep_guard: bool = True) -> Any:
-    """Call `fn(**kwargs)` under the forbidden-call guard, mapping failures to harness outcomes."""
+           deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
+    """Call `fn(**kwargs)` under the forbidden-call guard (and the case's tensor budget, if any), mapping
+    failures to harness outcomes."""
     try:
-        with forbidden.guard(exercise, forbidden_calls, deep=deep_guard):
+        with forbidden.guard(exercise, forbidden_calls, deep=deep_guard), memory.tensor_budget(exercise, max_tensor_mb):
             return fn(**kwargs)
     except Outcome:
         raise
@@ -136,11 +138,12 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
 
 
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
-                 forbidden_calls: tuple[str, ...], deep_guard: bool = True) -> Returned:
+                 forbidden_calls: tuple[str, ...], deep_guard: bool = True,
+                 max_tensor_mb: float | None = None) -> Returned:
     """One call, and what it did to its inputs: used in this process and in the grading runner alike."""
     before = inputs.snapshot(kwargs)
     output = as_output(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls,
-                              deep_guard=deep_guard), function)
+                              deep_guard=deep_guard, max_tensor_mb=max_tensor_mb), function)
     aliases = dict.fromkeys(name for part in parts(output) for name in inputs.aliased(kwargs, part))
     return Returned(detach(output), tuple(inputs.changed(kwargs, before)), tuple(aliases))
 
@@ -159,12 +162,12 @@ class InProcessImpl:
             self._package = load_package(self.path, self.libraries)
         return find_function(self._package, module, function)
 
-    def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True):
-        for kwargs in calls:  # each call is made when the caller asks for its result
+    def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True, budgets=None):
+        for kwargs, budget in zip(calls, budgets or [None] * len(calls)):  # each made when its result is asked for
             try:
                 fn = self._function(module, function)
                 yield call_checked(fn, exercise=exercise, function=function, kwargs=kwargs,
-                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard)
+                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard, max_tensor_mb=budget)
             except Outcome as outcome:
                 yield outcome
 

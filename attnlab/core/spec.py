@@ -62,6 +62,7 @@ class CaseSpec:
     args: Mapping[str, ArgRecipe]
     checks: tuple[str, ...]
     note: str = ""
+    max_tensor_mb: float | None = None  # no tensor the submission makes may be larger (attnlab.core.memory)
 
 
 @dataclass(frozen=True)

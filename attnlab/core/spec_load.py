@@ -173,7 +173,7 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
 
 
 def case(node: Node, exercise_id: str) -> CaseSpec:
-    node.only({"name", "visible", "args", "checks", "note"})
+    node.only({"name", "visible", "args", "checks", "note", "max_tensor_mb"})
     name = node.get("name", str)
     args = {arg: arg_recipe(value, default_seed(exercise_id, name, arg))
             for arg, value in node.mapping("args").items()}
@@ -181,8 +181,11 @@ def case(node: Node, exercise_id: str) -> CaseSpec:
     for i, check in enumerate(checks):
         if check not in CASE_CHECKS:
             raise node.child("checks").child(i).fail(f"one of {list(CASE_CHECKS)}", check)
+    budget = node.get("max_tensor_mb", (int, float, type(None)), None)
+    if budget is not None and budget <= 0:
+        raise node.child("max_tensor_mb").fail("a positive number of megabytes", budget)
     return CaseSpec(name=name, visible=node.get("visible", bool), args=args, checks=checks,
-                    note=node.get("note", str, ""))
+                    note=node.get("note", str, ""), max_tensor_mb=budget)
 
 
 def prop(node: Node, code, cases: tuple[CaseSpec, ...]) -> PropertySpec:

@@ -24,6 +24,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "only_this_function": {"en": "only {given} was given to check(), not {function}",
                            "zh": "check() 只得到了 {given}，没有 {function}"},
     "raw": {"en": "{text}", "zh": "{text}"},
+    "memory_tensor": {
+        "en": "{exercise}: made a {dtype} tensor of shape {shape} ({mb:.0f} MB, in {op}), over this case's budget of "
+              "{limit:g} MB per tensor: compute it in blocks instead of all at once",
+        "zh": "{exercise}：创建了形状为 {shape} 的 {dtype} 张量（{mb:.0f} MB，来自 {op}），超过本用例每个张量 {limit:g} MB "
+              "的预算：请分块计算，而不是一次性全部计算"},
     "library_not_in_course": {
         "en": "your code imports {package} ({file}), which is not available in this course: it offers {offered} and "
               "Python's standard library",

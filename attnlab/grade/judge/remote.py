@@ -73,12 +73,14 @@ class RemoteImpl:
 
     # -- the Implementation interface -------------------------------------------------------------
     def call_many(self, *, exercise, module, function, calls, forbidden_calls,
-                  deep_guard=True) -> list[Returned | Outcome]:
+                  deep_guard=True, budgets=None) -> list[Returned | Outcome]:
         """Make every call of `calls` (kwargs dicts) in one request: one round trip to the runner, which
         answers each call as it returns, instead of one per call. Per call, in order: what it returned, or
         the Outcome that calling alone would have raised. The same as calling one by one: after a runner
         death the rest go to a new runner (within the budget)."""
-        items = [("call", kwargs, {"deep_guard": bool(deep_guard)}, {}) for kwargs in calls]
+        budgets = budgets or [None] * len(calls)
+        items = [("call", kwargs, {"deep_guard": bool(deep_guard), "max_tensor_mb": budget}, {})
+                 for kwargs, budget in zip(calls, budgets)]
         results = []
         for kwargs, got in zip(calls, self._exchange(exercise, module, function, forbidden_calls, items)):
             if not isinstance(got, Exception):

@@ -15,8 +15,10 @@ Everything this process reports is treated by the judge as untrusted (the submis
 
 import argparse
 import os
+import resource
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,11 @@ def run_call(package, common: dict, call: dict,
     how = {"exercise": common["exercise"], "function": common["function"], "kwargs": kwargs,
            "forbidden_calls": tuple(common["forbidden"])}
     if call["op"] == "call":
-        returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, **how)
+        budget = call.get("max_tensor_mb")
+        budget = float(budget) if isinstance(budget, (int, float)) and not isinstance(budget, bool) else None
+        with address_space_for(budget):
+            returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
+                                    **how)
         result, count = output_tensors(returned.output)
         modified, aliases = returned.modified, returned.aliases
     elif call["op"] == "vjp":
@@ -70,6 +76,35 @@ def run_call(package, common: dict, call: dict,
     if call["op"] == "vjp":
         reply["unreached"] = unreached
     return reply, result
+
+
+@contextmanager
+def address_space_for(budget_mb: float | None) -> Iterator[None]:
+    """Around a call with a tensor budget, lower the soft address-space limit to what the process uses now
+    plus a margin over the budget, so a tensor far over it fails to allocate instead of filling memory."""
+    if budget_mb is None:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    room = int((4 * budget_mb + 256) * 2**20)
+    lowered = _address_space_bytes() + room
+    if hard != resource.RLIM_INFINITY:
+        lowered = min(lowered, hard)
+    if soft != resource.RLIM_INFINITY:
+        lowered = min(lowered, soft)
+    resource.setrlimit(resource.RLIMIT_AS, (lowered, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def _is_memory_failure(exc: BaseException | None) -> bool:
