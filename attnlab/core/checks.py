@@ -11,13 +11,13 @@ from typing import Any
 
 import torch
 
-from attnlab.core import fixtures, inputs
+from attnlab.core import devices, fixtures, inputs
 from attnlab.core.compare import compare, tolerance_for
 from attnlab.core.diagnose import diagnose
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
 from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError
-from attnlab.core.outputs import Output, parts
+from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
 from attnlab.core.spec import CaseSpec, ExerciseSpec, PropertySpec
 from attnlab.core.status import Status
@@ -39,6 +39,7 @@ class Context:
     fresh_seed: int | None = None  # grade.py: draw every random input anew from this seed
     fixtures_dir: Any = None
     deep_guard: bool = True  # see attnlab.core.forbidden: False while a law repeats its calls
+    device: str = "cpu"  # where calls run (attnlab.core.devices); outputs come back to checks on the CPU
 
     def call_many(self, calls: list[dict[str, Any]],
                   budgets: list[float | None] | None = None) -> Iterator[Output | Outcome | CheckFailure]:
@@ -46,17 +47,21 @@ class Context:
         order; `budgets`: each call's largest allowed tensor in MB (attnlab.core.memory). The implementation
         decides when the calls are made (see attnlab.core.impl)."""
         ex = self.exercise
-        results = self.impl.call_many(exercise=ex.id, module=ex.module, function=ex.function, calls=calls,
+        moved = [devices.to_device(args, self.device) for args in calls]
+        results = self.impl.call_many(exercise=ex.id, module=ex.module, function=ex.function, calls=moved,
                                       forbidden_calls=ex.forbidden, deep_guard=self.deep_guard,
                                       budgets=budgets if budgets and any(b is not None for b in budgets) else None)
-        for args, result in zip(calls, results, strict=True):
+        for args, on_device, result in zip(calls, moved, results, strict=True):
             if isinstance(result, Exception):
                 yield result
                 continue
             try:
-                yield self._checked(args, result)
+                yield self._checked(on_device, result)
             except RAISED as exc:
                 yield exc
+            finally:
+                if on_device is not args:  # in-place changes made on the device show on the caller's inputs
+                    _copy_back(args, on_device)
 
     def outputs(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor]:
         """The checked outputs of `calls`, raising the first failure, as calling them one by one would."""
@@ -68,10 +73,13 @@ class Context:
     def call(self, args: dict[str, Any]) -> torch.Tensor:
         return next(self.outputs([args]))
 
-    def vjp(self, args: dict[str, Any], *, wrt: tuple[str, ...], cotangent: torch.Tensor):
+    def vjp(self, args: dict[str, Any], *, wrt: tuple[str, ...], cotangent: Output):
         ex = self.exercise
-        return self.impl.vjp(exercise=ex.id, module=ex.module, function=ex.function, kwargs=args,
-                             forbidden_calls=ex.forbidden, wrt=wrt, cotangent=cotangent)
+        on_device = devices.to_device(args, self.device)
+        cotangent = join([c.to(self.device) for c in parts(cotangent)], isinstance(cotangent, torch.Tensor))
+        output, grads = self.impl.vjp(exercise=ex.id, module=ex.module, function=ex.function, kwargs=on_device,
+                                      forbidden_calls=ex.forbidden, wrt=wrt, cotangent=cotangent)
+        return to_cpu(output), {name: None if g is None else g.cpu() for name, g in grads.items()}
 
     def _checked(self, args: dict[str, Any], result: Returned) -> Output:
         out = result.output
@@ -84,18 +92,19 @@ class Context:
             raise CheckFailure("modified", names=", ".join(result.modified))
         if result.aliases:
             raise CheckFailure("alias", name=result.aliases[0])
-        for spec, part in zip(returns, parts(out)):
-            self._check_dtype_device(args, part, spec.like)
-        return out
+        for index, (spec, part) in enumerate(zip(returns, parts(out))):
+            self._check_dtype_device(args, part, result.device_of(index), spec.like)
+        return to_cpu(out)
 
-    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor, like_name: str | None) -> None:
+    def _check_dtype_device(self, args: dict[str, Any], out: torch.Tensor, device: torch.device,
+                            like_name: str | None) -> None:
         like = args.get(like_name)
         if not isinstance(like, torch.Tensor) or not like.is_floating_point():
             return
         if out.dtype != like.dtype:
             raise CheckFailure("dtype", got=out.dtype, expected=like.dtype)
-        if out.device != like.device:
-            raise CheckFailure("device", got=out.device, expected=like.device)
+        if device != like.device:
+            raise CheckFailure("device", got=device, expected=like.device)
 
     def reference_function(self) -> Callable:
         return find_function(self.reference, self.exercise.module, self.exercise.function)
@@ -122,7 +131,11 @@ class Context:
 
         def draw():
             args = inputs.build_args(case, fresh_seed=self.fresh_seed)
-            return args, self.reference_call(inputs.to_float64(args)) if "value" in case.checks else None
+            if "value" not in case.checks:
+                return args, None
+            if devices.draws_random(args):  # the device's random numbers: the reference draws them there too
+                return args, to_cpu(self.reference_call(devices.to_device(inputs.to_float64(args), self.device)))
+            return args, self.reference_call(inputs.to_float64(args))
         args, expected = self.memo(("case", case.name), draw)
         return inputs.copy_args(args), expected
 
@@ -151,6 +164,18 @@ class Context:
             if full not in _MEMO:
                 _MEMO[full] = compute()
             return _MEMO[full]
+
+
+def to_cpu(output: Output) -> Output:
+    return join([t.cpu() for t in parts(output)], isinstance(output, torch.Tensor))
+
+
+def _copy_back(args: dict[str, Any], on_device: dict[str, Any]) -> None:
+    for name, value in args.items():
+        moved = on_device[name]
+        if isinstance(value, torch.Tensor) and moved is not value:
+            with torch.no_grad():
+                value.copy_(moved)
 
 
 def gradients_of(fn: Callable, exercise: ExerciseSpec, args: dict[str, Any], wrt: tuple[str, ...]):

@@ -36,6 +36,10 @@ class Returned:
     output: Output
     modified: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    devices: tuple[str, ...] | None = None  # where each output was made (the runner sends them on the CPU)
+
+    def device_of(self, index: int) -> torch.device:
+        return torch.device(self.devices[index]) if self.devices else parts(self.output)[index].device
 
 
 class Implementation(Protocol):

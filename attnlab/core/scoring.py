@@ -13,7 +13,7 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from attnlab.core import paths
+from attnlab.core import devices, paths
 from attnlab.core.checks import Context, hint_line, run_cases, run_property
 from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
@@ -40,11 +40,13 @@ def signature_source(exercise: ExerciseSpec, reference: ModuleType | None):
 
 def make_context(exercise: ExerciseSpec, impl: Implementation, *, lang: str = "en",
                  fresh_seed: int | None = None, reference: ModuleType | None = None,
-                 fixtures_dir: Path | None = paths.FIXTURES_DIR) -> Context:
+                 fixtures_dir: Path | None = paths.FIXTURES_DIR, device: str = "cpu") -> Context:
     reference = reference if reference is not None else load_reference()
+    if device != "cpu" and devices.available(device):
+        devices.exact_float32()
     return Context(exercise=exercise, impl=impl, reference=reference,
                    signature=signature_source(exercise, reference), lang=lang, fresh_seed=fresh_seed,
-                   fixtures_dir=fixtures_dir)
+                   fixtures_dir=fixtures_dir, device=device)
 
 
 def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]:
@@ -95,4 +97,7 @@ def _fraction(checks: list[CheckResult], kind: str) -> float:
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:
+    if not devices.available(ctx.device):  # said, never skipped silently
+        text = t("not_run_device", ctx.lang, exercise=ctx.exercise.id, device=ctx.device)
+        return ExerciseResult(ctx.exercise.id, ctx.exercise.function, 0.0, ctx.exercise.points, Status.NOT_RUN, text)
     return summarise(ctx.exercise, run_checks(ctx, visible_only=visible_only), ctx.lang)

@@ -135,7 +135,7 @@ def run_softmax(x):
 
 
 def test_a_batch_keeps_the_results_before_a_call_that_runs_out_of_time(make_submission, remote):
-    from attnlab.core.outcomes import TimeLimit
+    from attnlab.core.outcomes import Overloaded, TimeLimit
 
     package, _ = make_submission({"softmax.py": HANGS_ON_NINE})
     impl = remote(package)
@@ -145,5 +145,6 @@ def test_a_batch_keeps_the_results_before_a_call_that_runs_out_of_time(make_subm
         results = impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
                                  calls=[{"x": x} for x in xs], forbidden_calls=())
     assert [r.output.tolist() for r in results[:2]] == [[0.5, 0.5], [0.5, 0.5]]
-    assert all(isinstance(r, TimeLimit) for r in results[2:])
-    assert all("its 1 s of CPU time" in str(r) for r in results[2:])
+    # the hang ends at its CPU limit (or, on a machine too busy to let it spend it, as overloaded)
+    assert all(isinstance(r, (TimeLimit, Overloaded)) for r in results[2:])
+    assert all("its 1 s of CPU time" in str(r) for r in results[2:] if isinstance(r, TimeLimit))

@@ -7,12 +7,16 @@ import time
 import pytest
 import torch
 
-from attnlab.core.outcomes import TimeLimit
+from attnlab.core.outcomes import Overloaded, TimeLimit
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
 BUDGET = 2.0
-SLACK = 1.5  # kill + reap of a whole pid namespace, on a loaded machine
+BACKSTOP = 1.5 * BUDGET + 1.0  # FAST's wall-clock backstop: a machine too busy to give 2 s of CPU by then
+SLACK = 3.0  # kill + reap of a whole pid namespace (a fork bomb: dozens of busy processes), on a loaded machine
+# runaway code ends at its CPU limit, or, on a machine too busy to let it spend it, at the backstop as
+# overloaded: either way it is stopped and leaves nothing behind
+STOPPED = (TimeLimit, Overloaded)
 
 HONEST = """
 import torch
@@ -35,10 +39,12 @@ def timed_call(impl):
     impl.start()
     started = time.monotonic()
     with impl.budget(BUDGET):
-        with pytest.raises(TimeLimit):
+        with pytest.raises(STOPPED) as first:
             call(impl)
-        with pytest.raises(TimeLimit, match="2 s of CPU time"):  # the rest of the budget is gone
+        with pytest.raises(type(first.value)):  # the rest of the budget is gone: the same verdict at once
             call(impl)
+    if isinstance(first.value, TimeLimit):
+        assert "2 s of CPU time" in str(first.value)
     return time.monotonic() - started
 
 
@@ -82,7 +88,7 @@ def test_runaway_code_times_out_and_leaves_nothing(make_submission, remote, left
     impl = remote(package)
     impl.start()
     assert leftovers(marker), "the marker must identify the runner's processes"
-    assert timed_call(impl) < BUDGET + SLACK
+    assert timed_call(impl) < BACKSTOP + SLACK
     assert leftovers(marker) == []
 
 
@@ -129,5 +135,5 @@ def test_without_namespaces_the_session_and_tree_are_killed(make_submission, rem
     package, marker = make_submission({"softmax.py": SESSION_TRICKS})
     impl = remote(package, dataclasses.replace(fast_limits, isolation="rlimits-only"))
     assert impl.isolation == "rlimits-only"
-    assert timed_call(impl) < BUDGET + SLACK
+    assert timed_call(impl) < BACKSTOP + SLACK
     assert leftovers(marker) == []

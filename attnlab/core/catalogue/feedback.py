@@ -18,6 +18,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                "zh": "返回张量位于 {got}，应位于 {expected}（与输入相同的设备）"},
     "modified": {"en": "your function modified its input(s) {names} in place; work on new tensors instead",
                  "zh": "你的函数原地修改了输入 {names}；请在新张量上计算"},
+    "not_run_device": {"en": "{exercise}: not run on {device}: this machine has no such device",
+                       "zh": "{exercise}：未在 {device} 上运行：这台机器没有该设备"},
     "output_named": {"en": "{name}: {detail}", "zh": "{name}：{detail}"},
     "returned_count": {"en": "{function} returned {got} tensor(s), expected {expected}: ({names})",
                        "zh": "{function} 返回了 {got} 个张量，应返回 {expected} 个：（{names}）"},

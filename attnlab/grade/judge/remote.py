@@ -27,6 +27,7 @@ from attnlab.core.outcomes import (
     SubmissionError,
     TimeLimit,
 )
+from attnlab.core.outputs import parts
 from attnlab.core.status import Status
 from attnlab.grade.judge.clock import ExerciseClock
 from attnlab.grade.protocol.args import encode_args, mirror_inplace, output_tensors, read_output
@@ -313,7 +314,11 @@ class RemoteImpl:
             raise self._violation(exercise, ChannelError("ok reply without a valid output/inputs report"))
         for name in modified:
             mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
-        return Returned(output, tuple(modified), tuple(aliases))
+        devices = reply.get("devices")
+        if not isinstance(devices, list) or len(devices) != len(parts(output)) or not all(
+                isinstance(d, str) and len(d) < 32 for d in devices):
+            raise self._violation(exercise, ChannelError("ok reply without the outputs' devices"))
+        return Returned(output, tuple(modified), tuple(aliases), devices=tuple(devices))
 
     # -- failures ----------------------------------------------------------------------------------
     def _failure(self, exercise: str, exc: BaseException, *, starting: bool = False) -> Exception:

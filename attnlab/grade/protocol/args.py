@@ -1,15 +1,17 @@
 """A call's keyword arguments on the channel, both ways, and in-place changes on their way back.
 
 Tensors travel by value (contiguous) with the name of the attnlab.core.inputs layout that recreates their
-strides in the runner; a generator travels as its full state (a byte tensor: a generator that has already
-drawn numbers goes on from where it was, as it would in this process), a device as "the device under
-test", scalars/None/str as JSON. The runner rebuilds the arguments with `decode_args`.
+strides in the runner, and their device; a CPU generator travels as its full state (a byte tensor: a
+generator that has already drawn numbers goes on from where it was, as it would in this process), another
+device's as its seed (attnlab.core.devices), a device as its name, scalars/None/str as JSON. The runner
+rebuilds the arguments with `decode_args`.
 """
 
 from typing import Any
 
 import torch
 
+from attnlab.core.devices import generator_on
 from attnlab.core.inputs import apply_layout
 from attnlab.core.outcomes import SubmissionError
 
@@ -30,12 +32,13 @@ def encode_args(kwargs: dict[str, Any], *, prefix: str = "") -> tuple[dict, dict
         key = f"{prefix}arg:{name}"
         if isinstance(value, torch.Tensor):
             tensors[key] = value.detach().contiguous()
-            args[name] = {"kind": "tensor", "key": key, "layout": layout_of(value)}
+            args[name] = {"kind": "tensor", "key": key, "layout": layout_of(value), "device": str(value.device)}
         elif isinstance(value, torch.Generator):
-            tensors[key] = value.get_state()
-            args[name] = {"kind": "generator", "key": key}
+            if value.device.type == "cpu":
+                tensors[key] = value.get_state()
+            args[name] = {"kind": "generator", "key": key, "seed": value.initial_seed(), "device": str(value.device)}
         elif isinstance(value, torch.device):
-            args[name] = {"kind": "device"}
+            args[name] = {"kind": "device", "device": str(value)}
         elif value is None or isinstance(value, (bool, int, float, str)):
             args[name] = {"kind": "value", "value": value}
         else:
@@ -48,17 +51,20 @@ def decode_args(args: dict, tensors: dict[str, torch.Tensor]) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for name, arg in args.items():
         kind = arg["kind"]
+        device = str(arg.get("device", "cpu"))
         if kind == "tensor":
             layout = arg.get("layout", "contiguous")
-            value = tensors[arg["key"]]
+            value = tensors[arg["key"]].to(device)
             kwargs[name] = value if layout == "contiguous" else apply_layout(value, layout)
         elif kind == "value":
             kwargs[name] = arg["value"]
-        elif kind == "generator":
+        elif kind == "generator" and torch.device(device).type == "cpu":
             kwargs[name] = torch.Generator()
             kwargs[name].set_state(tensors[arg["key"]])
+        elif kind == "generator":
+            kwargs[name] = generator_on(device, int(arg["seed"]))
         elif kind == "device":
-            kwargs[name] = torch.device("cpu")
+            kwargs[name] = torch.device(device)
         else:
             raise ValueError(f"argument {name!r}: unknown kind {kind!r}")
     return kwargs

@@ -28,6 +28,7 @@ from attnlab.core.i18n import Message, to_wire
 from attnlab.core.impl import call_checked, describe_exception, find_function, load_package, vjp_call
 from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError
+from attnlab.core.outputs import parts
 from attnlab.core.status import Status
 from attnlab.grade.protocol.args import decode_args, output_tensors, read_output
 from attnlab.grade.protocol.channel import (
@@ -57,7 +58,8 @@ def run_call(package, common: dict, call: dict,
         with address_space_for(budget):
             returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
                                     **how)
-        result, count = output_tensors(returned.output)
+        output = returned.output
+        result, count = output_tensors(output)
         modified, aliases = returned.modified, returned.aliases
     elif call["op"] == "vjp":
         received = {k: v.clone() for k, v in kwargs.items() if isinstance(v, torch.Tensor)}
@@ -72,7 +74,8 @@ def run_call(package, common: dict, call: dict,
     else:
         raise ValueError(f"unknown op {call['op']!r}")
     result.update({f"input:{name}": kwargs[name] for name in modified})
-    reply = {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases), "outputs": count}
+    reply = {"status": "ok", "inputs_modified": list(modified), "output_aliases": list(aliases), "outputs": count,
+             "devices": [str(t.device) for t in parts(output)]}
     if call["op"] == "vjp":
         reply["unreached"] = unreached
     return reply, result
