@@ -34,6 +34,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--assignment", default=None,
                         help="which assignment of spec/course.yaml to grade (default: the first)")
+    parser.add_argument("--device", default="cpu",
+                        help="where submissions' calls run, e.g. cuda (default cpu; absent: 'not run on <device>')")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
@@ -144,7 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
     judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=opts.lang or default_lang(),
-                         hidden_paths=hidden_paths_for(out_dir, submissions), libraries=course.libraries)
+                         hidden_paths=hidden_paths_for(out_dir, submissions), libraries=course.libraries,
+                         device=opts.device)
+    from attnlab.core import devices
+
+    if not devices.available(opts.device):
+        print(f"grade.py: there is no {opts.device} device here: every exercise will say 'not run on {opts.device}'",
+              file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
     print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done), "
           f"isolation: {level}", file=sys.stderr)

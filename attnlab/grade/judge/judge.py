@@ -30,6 +30,7 @@ class JudgeOptions:
     hidden_paths: tuple[Path, ...]
     lang: str = "en"
     libraries: tuple[str, ...] = ()  # course.yaml's: what submissions may import
+    device: str = "cpu"  # where the submission's calls run (attnlab.core.devices)
 
 
 def installed_reference() -> list[Path]:
@@ -71,7 +72,7 @@ def _coded(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> Exerc
 def _graded_once(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
     with remote.budget(opts.limits.timeout_s):
         ctx = make_context(exercise, remote, lang=opts.lang, fresh_seed=opts.seed, reference=reference,
-                           fixtures_dir=None)
+                           fixtures_dir=None, device=opts.device)
         try:
             result = grade_exercise(ctx)
         except Outcome as outcome:  # e.g. the runner died while a property was mid-way
