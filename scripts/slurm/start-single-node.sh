@@ -116,11 +116,11 @@ wait_until_idle() {
 check_prerequisites
 mkdir -p "$state/slurmctld" "$state/slurmd"
 chmod 755 "$state"
-trap '"$here/stop-single-node.sh" "$state" >&2 || true' ERR
+# from here on, a failure stops whatever was started (an EXIT trap: set -e in a function skips ERR traps)
+trap 'status=$?; [ $status = 0 ] || "$here/stop-single-node.sh" "$state" || true; exit $status' EXIT
 write_conf
 start_munged
 slurmctld -f "$state/slurm.conf"
 slurmd -f "$state/slurm.conf" -N "$node"
 wait_until_idle
-trap - ERR
 echo "single-node Slurm is up: export SLURM_CONF=$state/slurm.conf" >&2
