@@ -46,6 +46,7 @@ class SubmissionResult:
     started_at: str
     duration_s: float
     harness_version: str
+    origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
 
     def to_json(self) -> dict:
         data = asdict(self)
