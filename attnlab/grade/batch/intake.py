@@ -39,7 +39,7 @@ def listing(path: Path) -> list[str] | None:
         files = [rel for rel, _ in itertools.islice(walk_files(path), MAX_LISTING)]
         linked = [e for e in sorted(path.iterdir()) if e.is_symlink() and e.is_dir() and not skipped(e.name)]
         for entry in linked:  # a class folder's links to students' folders are the instructor's own: followed
-            files.remove(entry.name)
+            files = [f for f in files if f != entry.name]
             files += [f"{entry.name}/{rel}" for rel, _ in itertools.islice(walk_files(entry.resolve()), MAX_LISTING)]
         return files
     try:

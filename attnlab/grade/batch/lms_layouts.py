@@ -94,7 +94,7 @@ def read_metadata(arg: Path, source: Path, rel: str) -> dict:
         else:
             with zipfile.ZipFile(source) as zf, zf.open(rel) as fh:
                 raw = fh.read(MAX_METADATA_BYTES)
-        data = _symbols(yaml.load(raw.decode("utf-8", "replace"), Loader=_Lenient))  # noqa: S506 (safe subclass)
+        data = _symbols(yaml.load(raw.decode("utf-8", "replace"), Loader=_Lenient))  # a SafeLoader: no objects
     except (OSError, KeyError, zipfile.BadZipFile, yaml.YAMLError) as exc:
         raise IntakeError("intake.bad_metadata", path=f"{arg}/{rel}", problem=str(exc).splitlines()[0]) from None
     if not isinstance(data, dict):
@@ -163,7 +163,7 @@ def canvas(arg: Path, source: Path, files: list[str], markers: frozenset[str]) -
             found.append(Candidate(name, f"{name}-{slug(source.name)}", source, ((file_name, file_name),),
                                    Origin(Layout.CANVAS, f"{arg}/{file_name}")))
             continue
-        key = (parts.group("student").lower(), parts.groupdict().get("user") or "")
+        key = (parts.group("student"), parts.groupdict().get("user") or "")
         students.setdefault(key, []).append((file_name, _original(parts, markers),
                                              bool(parts.group("late"))))
     for (student, user), entries in students.items():
