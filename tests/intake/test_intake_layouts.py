@@ -204,3 +204,13 @@ def test_a_bad_entry_of_another_student_does_not_fail_this_one(tmp_path):
         zf.writestr("evil/../../x.py", "x")
     assert package_of(Submission("g", archive, members=(("good/", ""),)), tmp_path).name == "upload"
     assert "escapes" in problem(Submission("e", archive), tmp_path)
+
+
+def test_an_encrypted_entry_is_a_message_not_a_crash(tmp_path):
+    archive = write_zip(tmp_path / "locked.zip", under("attention", package_files(TEMPLATE)))
+    raw = bytearray(archive.read_bytes())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local and central headers
+        at = raw.find(signature)
+        raw[at + flags] |= 1  # "encrypted"
+    archive.write_bytes(bytes(raw))
+    assert "is encrypted" in problem(Submission("l", archive), tmp_path)

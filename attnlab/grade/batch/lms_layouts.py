@@ -62,7 +62,7 @@ def gradescope_root(files: list[str]) -> str | None:
     return roots[0] if roots else None
 
 
-class _Lenient(yaml.SafeLoader):
+class _Lenient(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when there: a class's metadata is long
     """Safe YAML that reads tags it does not know (a Ruby object, say) as the plain data under them."""
 
 
