@@ -13,6 +13,7 @@ import pytest
 
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
+from attnlab.grade.batch.outputs import ORIGIN_COLUMNS
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -48,9 +49,11 @@ def test_exit_zero_whatever_the_scores(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version", "assignment"}
+                         "harness_version", "assignment", "origin"}
     assert data["assignment"] == "attention"
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
+    assert data["origin"] == {"layout": "single", "path": str(paths.REFERENCE_DIR), "submission_id": None,
+                              "late": None, "submitters": []}
     assert [e["id"] for e in data["exercises"]] == EXERCISE_IDS
     for e in data["exercises"]:
         assert {"id", "function", "score", "max_score", "status", "feedback"} <= set(e)
@@ -67,7 +70,9 @@ def test_broken_upload_is_graded_with_a_message(batch):
 def test_summary_csv_has_a_row_per_submission_and_a_column_per_exercise(batch):
     rows = list(csv.DictReader((batch["out"] / "summary.csv").open()))
     assert [r["submission"] for r in rows] == ["alice_partial", "broken", "reference"]
-    assert list(rows[0])[3:] == EXERCISE_IDS
+    assert list(rows[0])[3:3 + len(EXERCISE_IDS)] == EXERCISE_IDS
+    assert tuple(rows[0])[3 + len(EXERCISE_IDS):] == ORIGIN_COLUMNS  # who and where from, after the scores
+    assert rows[1]["layout"] == "single" and rows[1]["source"] == str(batch["work"] / "broken.zip")
     assert float(rows[2]["score"]) == 100 and float(rows[0]["softmax"]) == 8
 
 
@@ -127,8 +132,11 @@ def test_killing_grade_py_loses_nothing_finished(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--jobs", "0"], "--jobs"),
-    ([str(paths.EXAMPLES_DIR / "bob_buggy"), str(paths.EXAMPLES_DIR / "bob_buggy")], "share the name"),
+    ([str(paths.EXAMPLES_DIR / "bob_buggy"), str(paths.EXAMPLES_DIR / "bob_buggy")], "is given twice"),
+    ([str(paths.EXAMPLES_DIR / "bob_buggy"), "does_not_exist.zip", "nor_this"],
+     "no such file or directory: does_not_exist.zip, nor_this"),
 ])
 def test_configuration_errors_exit_2_with_a_message(tmp_path, args, message):
-    proc = grade(*args, "--out", tmp_path)
+    proc = grade(*args, "--out", tmp_path / "out")
     assert proc.returncode == 2 and message in proc.stderr
+    assert not (tmp_path / "out").exists()  # nothing ran

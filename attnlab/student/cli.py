@@ -4,7 +4,7 @@
     attnlab check softmax           # one exercise, every check, the likely mistake, the hints
     attnlab hint softmax            # what to implement and the hints
     attnlab viz causal_attention    # PNG: your attention weights beside the reference's
-    attnlab submit                  # <package>-submission.zip with MANIFEST.json, to upload
+    attnlab submit                  # <name>-submission.zip with MANIFEST.json, to upload (--name NAME)
     attnlab --lang zh status        # 中文 (default: from the locale, or ATTNLAB_LANG)
 
 The package checked is `--impl PATH`, else $ATTNLAB_IMPL, else `attnlab_impl` under
@@ -22,6 +22,7 @@ from pathlib import Path
 from attnlab.core import paths
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
+from attnlab.core.names import slug
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.quiz import read_answers
 from attnlab.core.scoring import grade_exercise, make_context
@@ -29,7 +30,7 @@ from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 from attnlab.student.notebook import UnknownExercise, exercise_spec
-from attnlab.student.submit import SubmitError, build_submission
+from attnlab.student.submit import SubmitError, build_submission, default_name
 from attnlab.student.text import pad, render_hints, render_result, say, status_word
 from attnlab.student.text import width as text_width
 
@@ -147,7 +148,11 @@ def cmd_viz(opts, lang: str) -> int:
 
 def cmd_submit(opts, lang: str) -> int:
     package = resolve_package(opts.impl, lang=lang)
-    made = build_submission(package, out_dir=Path(opts.output or "."))
+    student = slug(opts.name) if opts.name is not None else default_name()
+    if not student:
+        raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
+    print(t("intake.submit_name", lang, name=student))
+    made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     if made.skipped:
         print(say("submit_skipped", lang, names=", ".join(made.skipped)))
     print(say("submit_written", lang, path=made.path, count=len(made.files), package=package.name))
@@ -172,6 +177,8 @@ def parser() -> argparse.ArgumentParser:
     viz.add_argument("-o", "--output", help="PNG path (default: ./EXERCISE-attention.png)")
     submit = commands.add_parser("submit", parents=[common], help="zip your package for upload")
     submit.add_argument("-o", "--output", help="directory for the zip (default: the current directory)")
+    submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from git's "
+                        "user.email, else your login name)")
     return top
 
 

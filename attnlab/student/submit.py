@@ -1,26 +1,31 @@
-"""`attnlab submit`: the student's package as `<package>-submission.zip`, ready to upload.
+"""`attnlab submit`: the student's package as `<name>-submission.zip`, ready to upload.
 
-The zip holds `<package>/…` (regular files only: no __pycache__, compiled files, hidden files or
-symlinks) and a root MANIFEST.json with the sha256 and size of every file, keyed by its path in the
-zip, so staff can tell exactly what was graded. grade.py accepts it as is: the package is the zip's
-single directory with __init__.py.
+<name> is the student's (`--name`, else the local part of git's user.email, else the login name), so
+zips collected in one folder do not overwrite each other and grade.py names each result after its
+student (it drops the `-submission`); every LMS layout grade.py reads keeps it (docs/intake.md). The zip
+holds `<package>/…` (regular files only: no __pycache__, compiled files, hidden files or symlinks) and a
+root MANIFEST.json (format attnlab-submission/2) with the student's name and the sha256 and size of every
+file, keyed by its path in the zip, so staff can tell exactly what was graded. grade.py accepts it as is.
 """
 
 import datetime as dt
+import getpass
 import hashlib
 import json
 import os
+import subprocess
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab import __version__
+from attnlab.core.names import SUBMIT_SUFFIX, slug
 
 # The grader's caps on an upload (attnlab/grade/batch/submissions.py, not shipped in the handout).
 MAX_ENTRIES = 2000
 MAX_TOTAL_BYTES = 50 * 1024 * 1024
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", ".git", ".pytest_cache", ".hypothesis"}
-MANIFEST_FORMAT = "attnlab-submission/1"
+MANIFEST_FORMAT = "attnlab-submission/2"  # /2 added "student"
 
 
 class SubmitError(ValueError):
@@ -55,13 +60,28 @@ def package_files(package: Path) -> tuple[list[Path], list[str]]:
     return sorted(files), sorted(skipped)
 
 
-def manifest(package: Path, files: list[Path]) -> dict:
+def default_name() -> str:
+    """The local part of git's user.email, else the login name, as a file name ('' if neither gives one)."""
+    try:
+        email = subprocess.run(["git", "config", "user.email"], capture_output=True, text=True, timeout=10,
+                               check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        email = ""
+    if slug(email.partition("@")[0]):
+        return slug(email.partition("@")[0])
+    try:
+        return slug(getpass.getuser())
+    except (OSError, KeyError):  # no login name in some containers
+        return ""
+
+
+def manifest(package: Path, files: list[Path], student: str) -> dict:
     entries = {}
     for path in files:
         data = path.read_bytes()
         name = f"{package.name}/{path.relative_to(package).as_posix()}"
         entries[name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-    return {"format": MANIFEST_FORMAT, "package": package.name, "harness_version": __version__,
+    return {"format": MANIFEST_FORMAT, "student": student, "package": package.name, "harness_version": __version__,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "files": entries}
 
 
@@ -76,15 +96,15 @@ def _check_package(package: Path, files: list[Path]) -> None:
                           f"{MAX_TOTAL_BYTES >> 20} MB (remove data files and checkpoints)")
 
 
-def build_submission(package: Path, *, out_dir: Path) -> SubmissionZip:
-    """Write out_dir/<package>-submission.zip with MANIFEST.json at its root."""
+def build_submission(package: Path, *, out_dir: Path, student: str) -> SubmissionZip:
+    """Write out_dir/<student>-submission.zip with MANIFEST.json at its root (`student`: a slug() name)."""
     package = Path(package).resolve()
     files, skipped = package_files(package)
     _check_package(package, files)
-    target = Path(out_dir) / f"{package.name}-submission.zip"
+    target = Path(out_dir) / f"{student}{SUBMIT_SUFFIX}.zip"
     if target.resolve().is_relative_to(package):
         raise SubmitError(f"{target} would be inside the package it zips; run attnlab submit from elsewhere")
-    info = manifest(package, files)
+    info = manifest(package, files, student)
     tmp = target.with_name(f".{target.name}.tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for path, name in zip(files, info["files"]):

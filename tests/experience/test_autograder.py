@@ -69,7 +69,7 @@ def test_a_submitted_zip_is_graded_into_results_json(autograder_zip, tmp_path):
         if source.is_file():
             (package / source.name).write_text(source.read_text(encoding="utf-8").replace(STUB, SOFTMAX),
                                                encoding="utf-8")
-    build_submission(package, out_dir=root / "submission")  # what `attnlab submit` uploads
+    build_submission(package, out_dir=root / "submission", student="wei")  # what `attnlab submit` uploads
     results = run_autograder(root)
     tests = {t["name"]: t for t in results["tests"]}
     assert results["score"] == 8.0 and len(tests) == 13

@@ -147,15 +147,16 @@ def test_submit_zips_regular_files_with_a_manifest(tmp_path, monkeypatch, capsys
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     monkeypatch.chdir(out_dir)
-    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en")
-    archive = out_dir / "mypkg-submission.zip"
-    assert code == 0 and str(archive.name) in out and "notes.txt" in out
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "Wei Zhang")
+    archive = out_dir / "Wei_Zhang-submission.zip"
+    assert code == 0 and str(archive.name) in out and "notes.txt" in out and "submitting as Wei_Zhang" in out
     with zipfile.ZipFile(archive) as zf:
         names = set(zf.namelist())
         manifest = json.loads(zf.read("MANIFEST.json"))
         contents = {n: zf.read(n) for n in names}
     shipped = {f"mypkg/{p.name}" for p in package.iterdir() if p.is_file() and not p.is_symlink()}
     assert names == shipped | {"MANIFEST.json"}
+    assert manifest["format"] == "attnlab-submission/2" and manifest["student"] == "Wei_Zhang"
     assert manifest["package"] == "mypkg" and set(manifest["files"]) == shipped
     for name, entry in manifest["files"].items():
         assert entry["sha256"] == hashlib.sha256(contents[name]).hexdigest() == \
@@ -163,6 +164,23 @@ def test_submit_zips_regular_files_with_a_manifest(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(package)
     code, _, err = run(capsys, "submit", "--impl", str(package), "--lang", "en")
     assert code == 2 and "inside the package" in err
+
+
+def test_submit_names_the_zip_after_git_email_else_the_login(tmp_path, monkeypatch, capsys):
+    package = package_with_softmax(tmp_path, name="attention")
+    git_config = tmp_path / "gitconfig"
+    git_config.write_text("[user]\n\temail = li.na@example.edu\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(git_config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(tmp_path)  # not inside a git repository: only the global config counts
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "-o", str(tmp_path))
+    assert code == 0 and (tmp_path / "li.na-submission.zip").is_file()
+    git_config.write_text("")
+    for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):  # getpass.getuser reads these first
+        monkeypatch.setenv(variable, "wang fang")
+    assert submit.default_name() == "wang_fang"
+    code, _, err = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "!!!")
+    assert code == 2 and "--name '!!!'" in err
 
 
 def test_submit_caps_match_the_graders():

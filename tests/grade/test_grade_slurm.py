@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.core.names import stem_of
 from attnlab.grade.batch import cli
 from attnlab.grade.batch.merge import TIMING
-from attnlab.grade.batch.submissions import name_of
 
 pytestmark = pytest.mark.e2e  # starts Slurm's daemons and grade.py
 
@@ -53,7 +53,7 @@ def make_class(root: Path) -> list[Path]:
     shutil.make_archive(str(root / "ivy_partial"), "zip", EXAMPLES / "alice_partial")
     (root / "jay_broken.zip").write_bytes(b"not a zip at all")
     submissions = sorted(EXAMPLES.iterdir()) + sorted(root.iterdir())
-    shards = {cli.shard_of(name_of(s), SHARDS) for s in submissions}
+    shards = {cli.shard_of(stem_of(s.name), SHARDS) for s in submissions}
     assert shards == set(range(SHARDS)), f"the class leaves a shard empty: {sorted(shards)}"
     return submissions
 
@@ -152,7 +152,7 @@ def test_slurm_array_of_shards_then_merge_equals_one_run(tmp_path):
     single = contents(grade_once(submissions, tmp_path / "single"))
     with single_node_cluster() as env:
         merged = contents(grade_on_slurm(submissions, tmp_path / "slurm", seed_file, env))
-    names = {name_of(s) for s in submissions}
+    names = {stem_of(s.name) for s in submissions}
     assert {k.removesuffix(".json") for k in single if k.endswith(".json")} == names | {"grading-run"}
     assert {r["score"] for k, r in single.items() if k.endswith(".json") and "score" in r} >= {0.0, 100.0}
     assert merged == single

@@ -11,6 +11,8 @@ import pytest
 from attnlab.core import paths
 from attnlab.grade.batch.submissions import MAX_TOTAL_BYTES, BadSubmission, Submission, prepare
 
+MARKERS = frozenset({"softmax.py", "attention.py", "multihead.py", "rope.py", "quiz.yaml"})
+
 
 def zip_with(path, entries):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -24,18 +26,18 @@ def zip_with(path, entries):
 
 def prepare_err(tmp_path, source) -> str:
     with pytest.raises(BadSubmission) as info:
-        prepare(Submission(name="s", source=source), Path(tempfile.mkdtemp(dir=tmp_path)))
+        prepare(Submission(name="s", source=source), Path(tempfile.mkdtemp(dir=tmp_path)), MARKERS)
     return str(info.value)
 
 
 def test_directory_and_zip_of_the_template_are_accepted(tmp_path):
-    pkg = prepare(Submission("t", paths.TEMPLATE_DIR), tmp_path / "a")
+    pkg = prepare(Submission("t", paths.TEMPLATE_DIR), tmp_path / "a", MARKERS)
     assert (pkg / "__init__.py").is_file() and (pkg / "softmax.py").is_file()
     archive = tmp_path / "sub.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for f in paths.TEMPLATE_DIR.glob("*.*"):
             zf.write(f, f"mypkg/{f.name}")
-    pkg = prepare(Submission("sub", archive), tmp_path / "b")
+    pkg = prepare(Submission("sub", archive), tmp_path / "b", MARKERS)
     assert pkg.name == "mypkg" and (pkg / "attention.py").is_file()
 
 
@@ -58,7 +60,7 @@ def test_symlink_in_directory_is_refused(tmp_path):
 
 @pytest.mark.parametrize("name", ["../evil.py", "/etc/evil.py", "pkg/../../evil.py", "C:\\evil.py"])
 def test_zip_entries_escaping_are_refused(tmp_path, name):
-    archive = zip_with(tmp_path / "a.zip", [("pkg/__init__.py", ""), (name, "x")])
+    archive = zip_with(tmp_path / "a.zip", [("pkg/__init__.py", ""), ("pkg/softmax.py", ""), (name, "x")])
     assert "escapes" in prepare_err(tmp_path, archive)
     assert not (tmp_path / "evil.py").exists()
 

@@ -20,8 +20,9 @@ from attnlab.core.i18n import default_lang
 from attnlab.core.spec import SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch import outputs
+from attnlab.grade.batch.intake import check_paths, discover
 from attnlab.grade.batch.run import grade_all
-from attnlab.grade.batch.submissions import Submission, name_of
+from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.sandbox import forkserver
 from attnlab.grade.sandbox.launch import LAUNCHERS, Limits, runner_server
 from attnlab.grade.sandbox.levels import Isolation, isolation_level
@@ -30,7 +31,10 @@ from attnlab.grade.sandbox.levels import Isolation, isolation_level
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions. "
                                      "`grade.py merge DIR... --out DIR` combines shard outputs.")
-    parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
+    parser.add_argument("submissions", nargs="*", type=Path,
+                        help="package directories or .zip files, or a class as an LMS exports it (docs/intake.md)")
+    parser.add_argument("--layout", type=Layout, choices=list(Layout), default=None,
+                        help="how each path holds submissions (default: detected per path; docs/intake.md)")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--assignment", default=None,
                         help="which assignment of spec/course.yaml to grade (default: the first)")
@@ -74,17 +78,6 @@ def check_isolation(limits: Limits, allow_unsandboxed: bool) -> Isolation:
     return level
 
 
-def discover(args: list[Path]) -> list[Submission]:
-    if not args:
-        args = sorted(p for p in paths.EXAMPLES_DIR.iterdir() if not p.name.startswith("."))
-    subs = [Submission(name=name_of(p), source=p.resolve()) for p in args]
-    names = [s.name for s in subs]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise ValueError(f"two submissions share the name {dupes[0]!r}; results are named after submissions")
-    return subs
-
-
 def run_seed(out_dir: Path, requested: int | None) -> int:
     """The run's secret seed: --seed, else the one already recorded in --out, else a new random one."""
     record = out_dir / outputs.RUN_FILE
@@ -106,11 +99,12 @@ def warm_judge() -> None:
 
 def setup(opts: argparse.Namespace) -> tuple:
     """Everything checked before grading starts: (course, all submissions, this shard's, limits, level)."""
+    check_paths(opts.submissions)  # before the runner server starts: a mistyped path costs nothing
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
             runner_server(Limits(launcher=opts.launcher), wait=False)
     course = load_course(paths.SPEC_DIR, opts.assignment)
-    submissions = discover(opts.submissions)
+    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout)
     mine = submissions
     if opts.shard is not None:
         index, count = opts.shard

@@ -54,14 +54,33 @@ def read_result(path: Path) -> dict | None:
     return data if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys() else None
 
 
+# after the exercise columns: who handed the submission in and where it came from (the result's "origin");
+# a group submission's people are joined with "; "
+ORIGIN_COLUMNS = ("student_name", "email", "sid", "lms_user_id", "submission_id", "late", "layout", "source")
+_PEOPLE = {"student_name": "name", "email": "email", "sid": "sid", "lms_user_id": "user_id"}
+
+
+def origin_cells(result: dict) -> list[str]:
+    origin = result.get("origin") or {}
+    people = origin.get("submitters") or []
+    cells = {}
+    for column, key in _PEOPLE.items():
+        values = [str(p.get(key) or "") for p in people]
+        cells[column] = "; ".join(values) if any(values) else ""
+    late = origin.get("late")
+    cells.update(submission_id=origin.get("submission_id") or "", late="" if late is None else str(late).lower(),
+                 layout=origin.get("layout") or "", source=origin.get("path") or "")
+    return [cells[column] for column in ORIGIN_COLUMNS]
+
+
 def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *exercise_ids])
+    writer.writerow(["submission", "score", "max_score", *exercise_ids, *ORIGIN_COLUMNS])
     for data in sorted(results, key=lambda d: d["submission"]):
         by_id = {e["id"]: e["score"] for e in data["exercises"]}
         writer.writerow([data["submission"], data["score"], data["max_score"],
-                         *[by_id.get(i, "") for i in exercise_ids]])
+                         *[by_id.get(i, "") for i in exercise_ids], *origin_cells(data)])
     return buffer.getvalue()
 
 

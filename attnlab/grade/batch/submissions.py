@@ -1,116 +1,167 @@
-"""Taking in submissions: a directory laid out like student_template/, or a .zip of one.
+"""One submission: where its files are, who handed it in, and its package, found in a private copy.
 
-Everything that can be wrong with the upload itself is found here, before any code runs, and becomes
-one clear per-submission message: missing or empty, not a package, symlinks, zip entries escaping with
-../ or absolute paths, non-UTF-8 names, zip bombs (caps on entries, total size and ratio, enforced
-while reading, not trusted from the header).
+A Submission is a directory, a .zip, or part of an LMS export (intake.py decides which). `prepare` copies
+it (unpack.py: every safety check made while copying) and finds the one directory holding the exercise
+modules, at any depth: `student/attention/...` inside a zip is found as well as `attention/...`. No such
+directory, or two, is a per-submission message naming what was found; a zip inside the upload (an LMS that
+keeps the student's zip as a file) is unpacked once when the upload holds no package itself.
 """
 
-import shutil
-import stat
-import zipfile
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from dataclasses import asdict, dataclass
+from enum import Enum
+from pathlib import Path
 
-from attnlab.core.i18n import Message
+from attnlab.core.i18n import Message, default_lang
+from attnlab.core.spec import Course, QuizSpec
+from attnlab.grade.batch.unpack import (
+    MAX_ENTRIES,
+    MAX_TOTAL_BYTES,
+    BadSubmission,
+    Members,
+    copy_tree,
+    extract_zip,
+    walk_files,
+)
 
-MAX_ENTRIES = 2000
-MAX_TOTAL_BYTES = 50 * 1024 * 1024
-MAX_RATIO = 200
-CHUNK = 1 << 16
+__all__ = ["MAX_ENTRIES", "MAX_TOTAL_BYTES", "BadSubmission", "IntakeError", "Layout", "Origin", "Submission",
+           "Submitter", "package_markers", "prepare"]
+MAX_SHOWN = 6  # paths named in a message
 
 
-class BadSubmission(Exception):
-    """The upload cannot be graded; `message` (a catalogue message) is shown to the student."""
+class IntakeError(ValueError):
+    """A command-line path that cannot be read as submissions: a usage error (grade.py exits 2)."""
 
     def __init__(self, key: str, /, **values):
         self.message = Message(key, values)
         super().__init__(key)
 
     def __str__(self) -> str:
-        return self.message.text("en")
+        return self.message.text(default_lang())
+
+
+class Layout(str, Enum):
+    """How a command-line path holds submissions."""
+
+    SINGLE = "single"  # the path is one submission
+    FOLDERS = "folders"  # a folder (or zip) per student, named after the student
+    GRADESCOPE = "gradescope"  # Gradescope's "Export Submissions": submission_metadata.yml + submission_<id>/
+    CANVAS = "canvas"  # Canvas's "Download Submissions": <lastfirst>[_LATE]_<user id>_<file id>_<file name>
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """A person behind a submission, as far as the LMS export says ("" where it says nothing)."""
+
+    name: str = ""
+    email: str = ""
+    sid: str = ""  # the institution's student id (Gradescope's SID)
+    user_id: str = ""  # the LMS's own id of the user (Canvas's user id)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a submission came from: carried into its result JSON, summary.csv and the LMS grade files."""
+
+    layout: Layout
+    path: str  # the command-line path and, inside it, the submission's part
+    submitters: tuple[Submitter, ...] = ()
+    submission_id: str = ""  # the LMS's id of this submission (Gradescope)
+    late: bool | None = None  # None: the export does not say
+
+    def to_json(self) -> dict:
+        return {"layout": str(self.layout), "path": self.path, "submission_id": self.submission_id or None,
+                "late": self.late, "submitters": [asdict(s) for s in self.submitters]}
 
 
 @dataclass(frozen=True)
 class Submission:
-    name: str
-    source: Path
+    name: str  # unique in a grading run: results are DIR/<name>.json
+    source: Path  # a directory or a .zip
+    members: Members = ()  # when set, only these parts of source (an LMS export holding the whole class)
+    origin: Origin | None = None
 
 
-def name_of(path: Path) -> str:
-    return path.name[: -len(".zip")] if path.name.lower().endswith(".zip") else path.name
+def package_markers(course: Course) -> frozenset[str]:
+    """The files that make a directory the student's package when __init__.py sits beside them."""
+    return frozenset(f"{e.module}.py" if not isinstance(e, QuizSpec) else e.answers_file for e in course.exercises)
 
 
-def check_tree(root: Path) -> Path:
-    """The package directory inside `root` (itself, or its single subdirectory holding __init__.py)."""
-    entries = [p for p in root.rglob("*")]
-    links = [p for p in entries if p.is_symlink()]
-    if links:
-        raise BadSubmission("upload.symlink", path=str(links[0].relative_to(root)))
-    if not any(p.is_file() for p in entries):
+def _shown(paths: list[str]) -> str:
+    more = f", … (+{len(paths) - MAX_SHOWN})" if len(paths) > MAX_SHOWN else ""
+    return ", ".join(paths[:MAX_SHOWN]) + more
+
+
+def survey(root: Path, markers: frozenset[str]) -> tuple[list[str], list[str], list[str]]:
+    """Under `root`: (packages: dirs holding __init__.py and an exercise module, subpackages of one left
+    out; zips; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
+    for root itself)."""
+    files: dict[str, set[str]] = {}
+    zips = []
+    for rel, _ in walk_files(root):
+        folder, _, name = rel.rpartition("/")
+        files.setdefault(folder or ".", set()).add(name)
+        if name.lower().endswith(".zip"):
+            zips.append(rel)
+    found = sorted(d for d, names in files.items() if "__init__.py" in names and names & markers)
+    packages = [d for d in found if not any(_inside(d, outer) for outer in found)]
+    near = sorted(d for d, names in files.items() if "__init__.py" not in names and names & markers)
+    return packages, sorted(zips), near
+
+
+def _inside(folder: str, outer: str) -> bool:
+    return folder != outer and (outer == "." or folder.startswith(outer + "/"))
+
+
+def locate(root: Path, markers: frozenset[str]) -> Path | str:
+    """The package directory under `root`, or the relative path of the one zip to unpack and search instead;
+    raises BadSubmission naming what was found when there is no package, or more than one."""
+    packages, zips, near = survey(root, markers)
+    if len(packages) == 1:
+        return root if packages[0] == "." else root / packages[0]
+    if packages:
+        raise BadSubmission("intake.two_packages", found=_shown(packages))
+    if len(zips) == 1:
+        return zips[0]
+    if zips:
+        raise BadSubmission("intake.several_zips", found=_shown(zips))
+    if near:
+        raise BadSubmission("intake.no_init", folder=near[0]) if near[0] != "." else BadSubmission("intake.no_init_top")
+    seen = sorted(rel for rel, _ in walk_files(root))
+    if not seen:
         raise BadSubmission("upload.empty")
-    if (root / "__init__.py").is_file():
-        return root
-    children = [p for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
-    if len(children) == 1:
-        return children[0]
-    raise BadSubmission("upload.no_package")
+    raise BadSubmission("intake.no_package", modules=", ".join(sorted(markers)), found=_shown(seen))
 
 
-def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
-    if not info.flag_bits & 0x800 and any(ord(ch) > 127 for ch in info.filename):
-        raise BadSubmission("upload.name_not_utf8", name=repr(info.filename))
-    path = PurePosixPath(info.filename)
-    if path.is_absolute() or ".." in path.parts or "\\" in info.filename or ":" in info.filename:
-        raise BadSubmission("upload.escapes", name=repr(info.filename))
-    if stat.S_ISLNK(info.external_attr >> 16):
-        raise BadSubmission("upload.zip_symlink", name=repr(info.filename))
-    return path
-
-
-def extract_zip(archive: Path, target: Path) -> None:
-    """Extract with caps counted on the bytes actually inflated."""
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise BadSubmission("upload.bad_zip", problem=str(exc)) from None
-    with zf:
-        members = zf.infolist()
-        if len(members) > MAX_ENTRIES:
-            raise BadSubmission("upload.too_many_entries", count=len(members), limit=MAX_ENTRIES)
-        total = 0
-        for info in members:
-            rel = _safe_member(info)
-            dest = target.joinpath(*rel.parts)
-            if info.is_dir():
-                dest.mkdir(parents=True, exist_ok=True)
-                continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            written = 0
-            with zf.open(info) as src, open(dest, "wb") as out:
-                while chunk := src.read(CHUNK):
-                    written += len(chunk)
-                    total += len(chunk)
-                    if total > MAX_TOTAL_BYTES:
-                        raise BadSubmission("upload.too_big", mb=MAX_TOTAL_BYTES >> 20)
-                    if written > MAX_RATIO * max(info.compress_size, 1) + CHUNK:
-                        raise BadSubmission("upload.bomb", name=repr(info.filename))
-                    out.write(chunk)
-
-
-def prepare(submission: Submission, workdir: Path) -> Path:
-    """A private copy of the submission's package under `workdir`; raises BadSubmission."""
+def _copy_in(submission: Submission, target: Path) -> None:
     src = submission.source
-    target = workdir / "upload"
-    target.mkdir(parents=True)
     if not src.exists():
         raise BadSubmission("upload.missing", path=str(src))
     if src.is_file() and src.name.lower().endswith(".zip"):
-        extract_zip(src, target)
-    elif src.is_dir():
-        check_tree(src)  # refuse symlinks before copying anything
-        shutil.copytree(src, target, dirs_exist_ok=True, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        count = extract_zip(src, target, submission.members)
+    elif src.is_dir() and not src.is_symlink():
+        count = copy_tree(src, target, submission.members)
     else:
         raise BadSubmission("upload.not_dir_or_zip", path=str(src))
-    return check_tree(target)
+    if count == 0 and submission.members:
+        raise BadSubmission("intake.nothing_there", source=src.name,
+                            path=", ".join(m for m, _ in submission.members))
+
+
+def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> Path:
+    """A private copy of the submission's package under `workdir`; raises BadSubmission."""
+    upload = workdir / "upload"
+    upload.mkdir(parents=True)
+    _copy_in(submission, upload)
+    found = locate(upload, markers)
+    if isinstance(found, Path):
+        return found
+    inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
+    inner.mkdir()
+    extract_zip(upload / found, inner)
+    package = locate(inner, markers)
+    if not isinstance(package, Path):
+        raise BadSubmission("intake.zip_in_zip", name=found, inner=package)
+    return package

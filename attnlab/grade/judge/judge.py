@@ -18,7 +18,7 @@ from attnlab.core.results import ExerciseResult, SubmissionResult
 from attnlab.core.scoring import grade_exercise, load_reference, make_context
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
-from attnlab.grade.batch.submissions import BadSubmission, Submission, prepare
+from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox.launch import Limits
 
@@ -106,7 +106,7 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions)
         work_dir = Path(work)
         work_dir.chmod(0o755)  # an unprivileged runner user must reach its scratch dir below
         try:
-            package = prepare(submission, work_dir)
+            package = prepare(submission, work_dir, package_markers(course))
             exercises = exercise_results(package, submission.name, course, opts, work_dir)
         except BadSubmission as problem:
             exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
@@ -115,4 +115,5 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions)
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
-        assignment=course.assignment.id if course.assignment else "attention")
+        assignment=course.assignment.id if course.assignment else "attention",
+        origin=submission.origin.to_json() if submission.origin else None)

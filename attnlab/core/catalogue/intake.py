@@ -1,0 +1,38 @@
+"""Taking in a class's submissions (grade.py's paths, LMS exports), naming them, and grades back to the LMS."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # usage errors: grade.py exits 2 before grading anything
+    "intake.missing": {"en": "no such file or directory: {paths}", "zh": "找不到文件或目录：{paths}"},
+    "intake.given_twice": {"en": "{path} is given twice (also as {first}); give each submission once",
+                           "zh": "{path} 被给出了两次（另一次是 {first}）；每份提交只需给出一次"},
+    "intake.two_exports": {"en": "more than one Gradescope export in one path ({found}): give each export on the command line",
+                           "zh": "一个路径中有多个 Gradescope 导出（{found}）：请在命令行上分别给出每个导出"},
+    "intake.not_gradescope": {"en": "{path} has no submission_metadata.yml at its root or one folder down: it is not a Gradescope export",
+                              "zh": "{path} 的根目录及其下一层目录中都没有 submission_metadata.yml：它不是 Gradescope 导出"},
+    "intake.bad_metadata": {"en": "cannot read the Gradescope metadata {path}: {problem}",
+                            "zh": "无法读取 Gradescope 元数据 {path}：{problem}"},
+    # per-submission: the result says this, the other submissions are graded
+    "intake.two_packages": {"en": "two candidate packages: {found}; submit only one folder holding __init__.py and the exercise modules",
+                            "zh": "找到了多个候选包：{found}；请只提交一个包含 __init__.py 和各练习模块的文件夹"},
+    "intake.several_zips": {"en": "no package, and several zip files inside ({found}): upload one package (attnlab submit makes the zip)",
+                            "zh": "没有找到包，但其中有多个 zip 文件（{found}）：请只上传一个包（用 attnlab submit 生成 zip）"},
+    "intake.no_init": {"en": "{folder} holds the exercise modules but no __init__.py: submit the whole package folder (attnlab submit makes the zip)",
+                       "zh": "{folder} 中有练习模块，但没有 __init__.py：请提交整个包文件夹（用 attnlab submit 生成 zip）"},
+    "intake.no_init_top": {"en": "the upload holds the exercise modules but no __init__.py: submit the whole package folder (attnlab submit makes the zip)",
+                           "zh": "上传的内容中有练习模块，但没有 __init__.py：请提交整个包文件夹（用 attnlab submit 生成 zip）"},
+    "intake.no_package": {"en": "no package found: no folder holds __init__.py with the exercise modules ({modules}); found: {found}",
+                          "zh": "没有找到包：没有任何文件夹同时包含 __init__.py 和练习模块（{modules}）；找到的是：{found}"},
+    "intake.nothing_there": {"en": "{source} has no files at {path}", "zh": "{source} 中 {path} 处没有文件"},
+    "intake.zip_in_zip": {"en": "{name} holds no package, only another zip ({inner}): upload the package itself",
+                          "zh": "{name} 中没有包，只有另一个 zip（{inner}）：请直接上传包"},
+    # attnlab submit
+    "intake.submit_name": {"en": "submitting as {name} (change it with --name)", "zh": "以 {name} 的名义提交（可用 --name 修改）"},
+    "intake.bad_name": {"en": "--name {name!r} has no letters or digits left for a file name",
+                        "zh": "--name {name!r} 中没有可用于文件名的字母或数字"},
+    # grades back to the LMS (python -m attnlab.instructor.lms)
+    "lms.written": {"en": "wrote {path}: {rows} rows for {kind}", "zh": "已写入 {path}：{rows} 行，供 {kind} 导入"},
+    "lms.left_out": {"en": "left out {count} submission(s) with no {field} in their LMS data: {names}",
+                     "zh": "有 {count} 份提交的 LMS 数据中没有 {field}，已略去：{names}"},
+    "lms.no_results": {"en": "no graded results in {path} (run grade.py --out {path} first)",
+                       "zh": "{path} 中没有评分结果（请先运行 grade.py --out {path}）"},
+}

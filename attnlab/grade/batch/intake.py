@@ -1,0 +1,165 @@
+"""grade.py's command-line paths as Submissions with unique names, in the layouts LMSs export.
+
+Each path is read as one of these layouts (`--layout` forces one; docs/intake.md shows each):
+
+  gradescope  submission_metadata.yml at the path's root or one folder down (Gradescope's "Export
+              Submissions", zipped or not): one submission per submission_<id>/ folder, with the names,
+              emails and SIDs the metadata gives (lms_layouts.py).
+  canvas      a folder or zip of files only, named as Canvas's "Download Submissions" names them: one
+              submission per student, that student's files under their original names.
+  folders     a directory whose children (folders or zips) hold packages: one submission per child, named
+              after it (the student is the folder's name).
+  single      anything else: the path is one submission, named after it.
+
+A zip is never read as `folders` unless forced: a student's zip holding two packages is one submission
+with an error naming both. Names are made from the layout (lms_layouts.py), then made unique the same
+way every time: names two submissions share take their fallback (the folder a file sits in, or the
+LMS's user or submission id), and any still shared get -2, -3, ... in the order of their paths.
+Paths that do not exist, or are given twice, are usage errors raised before anything runs.
+"""
+
+import itertools
+import zipfile
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from attnlab.core import paths
+from attnlab.core.names import slug, stem_of
+from attnlab.grade.batch import lms_layouts
+from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission
+from attnlab.grade.batch.unpack import MAX_LISTING, skipped, walk_files
+
+
+def listing(path: Path) -> list[str] | None:
+    """Relative POSIX paths of the files in a zip or under a directory, tool folders and hidden names left
+    out; None for a file that is not a readable zip (it is graded as one submission, and says why)."""
+    if path.is_dir():
+        files = [rel for rel, _ in itertools.islice(walk_files(path), MAX_LISTING)]
+        linked = [e for e in sorted(path.iterdir()) if e.is_symlink() and e.is_dir() and not skipped(e.name)]
+        for entry in linked:  # a class folder's links to students' folders are the instructor's own: followed
+            files = [f for f in files if f != entry.name]
+            files += [f"{entry.name}/{rel}" for rel, _ in itertools.islice(walk_files(entry.resolve()), MAX_LISTING)]
+        return files
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()[:MAX_LISTING]
+    except (zipfile.BadZipFile, OSError):
+        return None
+    return [n for n in names if not n.endswith("/") and not skipped(n)]
+
+
+def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
+    """The children of a directory that each hold a submission when it is a class (a folder per student);
+    [] when it is one submission. A child is a package itself, a zip, or a folder holding either; a package
+    beside anything else (its student's zip, a backup folder) makes the directory one submission."""
+    by_dir: dict[str, set[str]] = {}
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        by_dir.setdefault(folder, set()).add(name)
+    packages = {d for d, names in by_dir.items() if "__init__.py" in names and names & markers}
+    if "" in packages:
+        return []
+    holding = {d.split("/")[0] for d in packages} | {f.split("/")[0] for f in files if f.lower().endswith(".zip")}
+    kinds = {child: "package" if child in packages else "zip" if child in by_dir.get("", ()) else "folder"
+             for child in holding}
+    present = set(kinds.values())
+    if len(kinds) < 2 or ("package" in present and present != {"package"}):
+        return []
+    return sorted(kinds)
+
+
+def detect(path: Path, files: list[str], markers: frozenset[str]) -> Layout:
+    if lms_layouts.gradescope_root(files) is not None:
+        return Layout.GRADESCOPE
+    if lms_layouts.is_canvas(files):
+        return Layout.CANVAS
+    if path.is_dir() and student_entries(files, markers):
+        return Layout.FOLDERS
+    return Layout.SINGLE
+
+
+def single(arg: Path, source: Path) -> list[Candidate]:
+    """The path is one submission, named after the path as given (a link is named after the link)."""
+    given = arg.absolute()
+    name = slug(stem_of(given.name)) or "submission"
+    parent = slug(given.parent.name)
+    fallback = (parent or name) if source.is_file() else f"{parent}-{name}" if parent else name
+    return [Candidate(name, fallback, source, (), Origin(Layout.SINGLE, str(arg)))]
+
+
+def folders(arg: Path, source: Path, files: list[str]) -> list[Candidate]:
+    """Every top-level folder and zip is a student's (also one without a package: it gets its message)."""
+    in_folders = {rel.split("/")[0] for rel in files if "/" in rel}
+    tops = sorted(in_folders | {rel for rel in files if "/" not in rel and rel.lower().endswith(".zip")})
+    found = []
+    for top in tops:
+        name = slug(stem_of(top)) or "submission"
+        origin = Origin(Layout.FOLDERS, f"{arg}/{top}")
+        if (source / top).is_symlink():  # a linked folder (see listing): graded where it really is
+            found.append(Candidate(name, f"{slug(source.name)}-{name}", (source / top).resolve(), (), origin))
+            continue
+        member = (f"{top}/", "") if top in in_folders else (top, top)
+        found.append(Candidate(name, f"{slug(source.name)}-{name}", source, (member,), origin))
+    return found
+
+
+def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Candidate]:
+    """The submissions in one command-line path."""
+    source = arg.resolve()
+    files = None if layout is Layout.SINGLE else listing(source)
+    if files is None:
+        if layout not in (None, Layout.SINGLE):
+            raise IntakeError("upload.not_dir_or_zip", path=str(arg))
+        return single(arg, source)
+    chosen = layout or detect(source, files, markers)
+    if chosen is Layout.GRADESCOPE:
+        if lms_layouts.gradescope_root(files) is None:
+            raise IntakeError("intake.not_gradescope", path=str(arg))
+        found = lms_layouts.gradescope(arg, source, files)
+    elif chosen is Layout.CANVAS:
+        found = lms_layouts.canvas(arg, source, files, markers)
+    elif chosen is Layout.FOLDERS:
+        found = folders(arg, source, files)
+    else:
+        found = single(arg, source)
+    return found
+
+
+def unique(candidates: list[Candidate]) -> list[Submission]:
+    """Submissions with distinct names, the same every time for the same paths (see the module docstring)."""
+    ordered = sorted(candidates, key=lambda c: (str(c.source), c.members))
+    shared = Counter(c.name for c in ordered)
+    ordered = [replace(c, name=c.fallback) if shared[c.name] > 1 and c.fallback else c for c in ordered]
+    taken: set[str] = set()
+    made = []
+    for c in ordered:
+        name, n = c.name, 1
+        while name in taken:
+            n += 1
+            name = f"{c.name}-{n}"
+        taken.add(name)
+        made.append(Submission(name=name, source=c.source, members=c.members, origin=c.origin))
+    return made
+
+
+def check_paths(args: list[Path]) -> None:
+    """Usage errors found before anything runs: paths that do not exist, the same path twice."""
+    missing = [str(a) for a in args if not a.exists()]
+    if missing:
+        raise IntakeError("intake.missing", paths=", ".join(missing))
+    seen: dict[Path, Path] = {}
+    for arg in args:
+        if arg.resolve() in seen:
+            raise IntakeError("intake.given_twice", path=str(arg), first=str(seen[arg.resolve()]))
+        seen[arg.resolve()] = arg
+
+
+def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None) -> list[Submission]:
+    """The submissions grade.py grades for its command-line paths (none: the bundled examples)."""
+    if not args:
+        args = sorted(p for p in paths.EXAMPLES_DIR.iterdir() if not p.name.startswith("."))
+        layout = Layout.SINGLE
+    check_paths(args)
+    return unique([c for arg in args for c in expand(arg, markers, layout)])

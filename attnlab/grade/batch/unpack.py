@@ -1,0 +1,213 @@
+"""Copying an upload into a private directory: all of a zip or a directory, or the members that belong to
+one student of an LMS export, with every safety check made while copying.
+
+Refused with a per-submission message: zip entries escaping with ../ or absolute paths, symlinks (in a zip
+or a directory), non-UTF-8 names, zip bombs (caps on entries, total size and ratio, counted on the bytes
+actually inflated, never trusted from the header). Tool folders and hidden files (__MACOSX, .venv, .git,
+__pycache__, .DS_Store, ...) are skipped without being read, so a student who zips their whole project,
+virtual environment included, is graded on their package alone.
+"""
+
+import bisect
+import os
+import shutil
+import stat
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from attnlab.core.i18n import Message
+from attnlab.grade.sandbox.scratch import MAX_SUBMISSION_BYTES, MAX_SUBMISSION_FILES
+
+MAX_ENTRIES = 2000  # files taken from one student's zip
+MAX_TOTAL_BYTES = 50 * 1024 * 1024
+MAX_RATIO = 200
+MAX_LISTING = 200_000  # entries a zip may list at all (a class's LMS export holds every student's)
+CHUNK = 1 << 16
+TOOL_DIRS = frozenset({"__MACOSX", "__pycache__", "venv", "site-packages", "node_modules"})
+
+
+
+class BadSubmission(Exception):
+    """The upload cannot be graded; `message` (a catalogue message) is shown to the student."""
+
+    def __init__(self, key: str, /, **values):
+        self.message = Message(key, values)
+        super().__init__(key)
+
+    def __str__(self) -> str:
+        return self.message.text("en")
+
+
+# (path in the source, path in the upload); a source path ending in "/" takes everything below it
+Members = tuple[tuple[str, str], ...]
+
+
+def skipped(rel: str) -> bool:
+    """Whether a path inside an upload belongs to a tool, not to the student: hidden or a tool folder."""
+    return any(part.startswith(".") or part in TOOL_DIRS for part in PurePosixPath(rel).parts)
+
+
+def placed(rel: str, members: Members) -> str | None:
+    """Where the source's `rel` goes in the upload (itself when members is empty), or None if not taken."""
+    if not members:
+        return rel
+    for src, dst in members:
+        if src.endswith("/"):
+            if rel.startswith(src) and len(rel) > len(src):
+                return f"{dst}/{rel[len(src):]}" if dst else rel[len(src):]
+        elif rel == src:
+            return dst
+    return None
+
+
+def _check_name(name: str, shown: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or "\\" in name or ":" in name or not path.parts:
+        raise BadSubmission("upload.escapes", name=repr(shown))
+    return path
+
+
+def _check_entry(info: zipfile.ZipInfo) -> None:
+    if not info.flag_bits & 0x800 and any(ord(ch) > 127 for ch in info.filename):
+        raise BadSubmission("upload.name_not_utf8", name=repr(info.filename))
+    _check_name(info.filename, info.filename)
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise BadSubmission("upload.zip_symlink", name=repr(info.filename))
+
+
+def _chosen(infos: list[zipfile.ZipInfo], members: Members) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
+    chosen = []
+    for info in infos:
+        where = placed(info.filename, members)
+        if where is None:
+            continue
+        _check_entry(info)
+        if info.is_dir() or skipped(where):
+            continue
+        chosen.append((info, _check_name(where, info.filename)))
+    if len(chosen) > MAX_ENTRIES:
+        raise BadSubmission("upload.too_many_entries", count=len(chosen), limit=MAX_ENTRIES)
+    return chosen
+
+
+class ClassZip:
+    """An LMS export, opened (its directory of entries parsed and sorted) once per process however many
+    students it holds; ZipFile reads members from several threads safely."""
+
+    def __init__(self, archive: Path):
+        self.zf = zipfile.ZipFile(archive)
+        self.infos = sorted(self.zf.infolist(), key=lambda i: i.filename)
+        self.names = [i.filename for i in self.infos]
+
+    def entries(self, members: Members) -> list[zipfile.ZipInfo]:
+        """The entries under each member's path (found by bisection, not by reading the whole list)."""
+        found = []
+        for src, _ in members:
+            at = bisect.bisect_left(self.names, src)
+            while at < len(self.names) and (self.names[at] == src or src.endswith("/") and
+                                            self.names[at].startswith(src)):
+                found.append(self.infos[at])
+                at += 1
+        return found
+
+
+_CLASS_ZIPS: dict[tuple[str, int, int], ClassZip] = {}  # (path, mtime, size) -> the open export
+_CLASS_ZIPS_LOCK = threading.Lock()
+MAX_CLASS_ZIPS = 8  # one pushed out is closed by the garbage collector once no thread reads from it
+
+
+def class_zip(archive: Path) -> ClassZip:
+    info = archive.stat()
+    key = (str(archive), info.st_mtime_ns, info.st_size)
+    with _CLASS_ZIPS_LOCK:  # the other workers wait for this one parse rather than repeating it
+        if key not in _CLASS_ZIPS:
+            while len(_CLASS_ZIPS) >= MAX_CLASS_ZIPS:
+                _CLASS_ZIPS.pop(next(iter(_CLASS_ZIPS)))
+            _CLASS_ZIPS[key] = ClassZip(archive)
+        return _CLASS_ZIPS[key]
+
+
+def extract_zip(archive: Path, target: Path, members: Members = ()) -> int:
+    """Extract the entries `members` takes (all, when empty) into `target`; the number of files written."""
+    try:
+        if members:
+            export = class_zip(archive)
+            return _extract(export.zf, export.entries(members), target, members)
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_LISTING:
+                raise BadSubmission("upload.too_many_entries", count=len(infos), limit=MAX_LISTING)
+            return _extract(zf, infos, target, members)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+        raise BadSubmission("upload.bad_zip", problem=str(exc)) from None  # corrupt, encrypted, odd compression
+
+
+def _extract(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], target: Path, members: Members) -> int:
+    total = 0
+    chosen = _chosen(infos, members)
+    for info, rel in chosen:
+        dest = target.joinpath(*rel.parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        written = 0
+        with zf.open(info) as src, open(dest, "wb") as out:
+            while chunk := src.read(CHUNK):
+                written += len(chunk)
+                total += len(chunk)
+                if total > MAX_TOTAL_BYTES:
+                    raise BadSubmission("upload.too_big", mb=MAX_TOTAL_BYTES >> 20)
+                if written > MAX_RATIO * max(info.compress_size, 1) + CHUNK:
+                    raise BadSubmission("upload.bomb", name=repr(info.filename))
+                out.write(chunk)
+    return len(chosen)
+
+
+def walk_files(root: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
+    """(path relative to the walk's start, prefixed, POSIX; the path) of everything under `root` that is not a
+    directory, tool folders and hidden names left out; symlinked directories are yielded, never entered."""
+    for top, dirs, files in os.walk(root, followlinks=False):
+        rel_top = Path(top).relative_to(root).as_posix()
+        base = prefix + ("" if rel_top == "." else rel_top + "/")
+        kept = sorted(d for d in dirs if not skipped(d))
+        links = [d for d in kept if os.path.islink(os.path.join(top, d))]
+        dirs[:] = [d for d in kept if d not in links]
+        for name in sorted(f for f in files if not skipped(f)) + links:
+            yield base + name, Path(top) / name
+
+
+def _sources(source: Path, members: Members) -> Iterator[tuple[str, Path]]:
+    if not members:
+        yield from walk_files(source)
+        return
+    for src, _ in members:
+        path = source.joinpath(*PurePosixPath(src).parts)
+        if src.endswith("/"):
+            if path.is_dir() and not path.is_symlink():
+                yield from walk_files(path, prefix=src)
+        elif path.is_symlink() or path.exists():
+            yield src, path
+
+
+def copy_tree(source: Path, target: Path, members: Members = ()) -> int:
+    """Copy the regular files `members` takes (all, when empty) from the directory `source` into `target`;
+    refuses symlinks; the number of files copied."""
+    count = size = 0
+    for rel, path in _sources(source, members):
+        where = placed(rel, members)
+        if where is None or skipped(where):
+            continue
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            raise BadSubmission("upload.symlink", path=rel)
+        if not stat.S_ISREG(mode):
+            continue  # a FIFO or a device is nobody's homework
+        count, size = count + 1, size + path.lstat().st_size
+        if count > MAX_SUBMISSION_FILES:
+            raise BadSubmission("upload.too_many_files", path=str(source), limit=MAX_SUBMISSION_FILES)
+        if size > MAX_SUBMISSION_BYTES:
+            raise BadSubmission("upload.too_large", path=str(source), mb=MAX_SUBMISSION_BYTES >> 20)
+        dest = target.joinpath(*_check_name(where, rel).parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest, follow_symlinks=False)
+    return count

@@ -1,0 +1,19 @@
+"""The LMS layouts of intake_layouts.py as fixtures, each built in its own tmp_path."""
+
+import pytest
+from intake_layouts import canvas_download, folders_class, gradescope_export
+
+
+@pytest.fixture(name="folders_class")
+def folders_class_fixture(tmp_path):
+    return folders_class(tmp_path)
+
+
+@pytest.fixture(name="gradescope_export")
+def gradescope_export_fixture(tmp_path):
+    return gradescope_export(tmp_path)
+
+
+@pytest.fixture(name="canvas_download")
+def canvas_download_fixture(tmp_path):
+    return canvas_download(tmp_path)

@@ -1,0 +1,175 @@
+"""Classes as LMSs export them, built for real from the example submissions: a folder per student,
+Gradescope's "Export Submissions" zip, Canvas's "Download Submissions" zip (docs/intake.md has the formats).
+Each builder returns the path to give grade.py and what grading it must produce, per student.
+(conftest.py offers them as fixtures.)"""
+
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attnlab.core import paths
+from attnlab.student.submit import build_submission
+
+EXAMPLES = paths.EXAMPLES_DIR
+REFERENCE, PARTIAL, BUGGY, TEMPLATE = (EXAMPLES / n for n in ("reference", "alice_partial", "bob_buggy",
+                                                              "untouched_template"))
+MARKERS = frozenset({"softmax.py", "attention.py", "multihead.py", "rope.py", "quiz.yaml"})
+PARTIAL_SCORE = 33.0  # alice_partial: softmax, simple and scaled dot-product attention, and the quiz
+
+
+@dataclass
+class Expected:
+    """What one student's result must say: a score, or an error mentioning `error`; and its origin."""
+
+    score: float | None = None
+    error: str | None = None
+    origin: dict = field(default_factory=dict)  # keys of the result's "origin" that must match
+    people: list[dict] = field(default_factory=list)  # its submitters (each: fields that must match)
+
+
+def package_files(package: Path) -> dict[str, bytes]:
+    """The package's files by relative path (no caches), e.g. {"softmax.py": b"...", "misconceptions/..."}."""
+    root = package.resolve()
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def write_tree(root: Path, files: dict[str, bytes]) -> Path:
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+def write_zip(archive: Path, files: dict[str, bytes]) -> Path:
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, data in files.items():
+            zf.writestr(rel, data)
+    return archive
+
+
+def submitted(package: Path, student: str, tmp: Path) -> bytes:
+    """The bytes of what `attnlab submit --name <student>` makes of `package` (as `attention/`)."""
+    staged = Path(tempfile.mkdtemp(prefix=f"stage-{student}-", dir=tmp)) / "attention"
+    shutil.copytree(package.resolve(), staged, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return build_submission(staged, out_dir=staged.parent, student=student).path.read_bytes()
+
+
+def under(prefix: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    return {f"{prefix}/{rel}": data for rel, data in files.items()}
+
+
+def folders_class(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """class/<student>/...: the student is the folder's name, whatever the upload inside is called."""
+    root = tmp_path / "class"
+    write_tree(root / "alice", {"attention-submission.zip": submitted(PARTIAL, "attention", tmp_path)})
+    write_tree(root / "bob", under("attention", package_files(BUGGY)))
+    nested = {**under("student/attention", package_files(TEMPLATE)), "__MACOSX/student/._softmax.py": b"\0",
+              "student/.venv/lib/python3.11/site-packages/torch/__init__.py": b"raise SystemExit\n",
+              "student/.git/HEAD": b"ref: refs/heads/main\n"}
+    write_zip(root / "carol" / "carol-submission.zip", nested)  # zipped the folder above the package
+    write_tree(root / "dave", {**under("a/attention", package_files(TEMPLATE)),
+                               **under("b/attention", package_files(TEMPLATE))})
+    write_tree(root / "erin", {"notes.txt": b"I ran out of time\n"})
+    write_tree(root, {"frank-submission.zip": submitted(REFERENCE, "frank", tmp_path)})
+    return root, {
+        "alice": Expected(score=PARTIAL_SCORE, origin={"layout": "folders"}),
+        "bob": Expected(origin={"layout": "folders"}),
+        "carol": Expected(score=0.0, origin={"layout": "folders"}),
+        "dave": Expected(error="two candidate packages: a/attention, b/attention"),
+        "erin": Expected(error="found: notes.txt"),
+        "frank": Expected(score=100.0, origin={"layout": "folders"}),
+    }
+
+
+GRADESCOPE_METADATA = """\
+submission_1001:
+  :submitters:
+  - :name: Wei Zhang
+    :sid: '2023001'
+    :email: wei.zhang@example.edu
+  :created_at: 2024-03-01 10:00:00.000000000 -08:00
+  :score: 0.0
+  :status: processed
+  :results: !ruby/hash:ActiveSupport::HashWithIndifferentAccess
+    score: 0.0
+  :history: []
+submission_1002:
+  :submitters:
+  - :name: Na Li
+    :sid: '2023002'
+    :email: li.na@example.edu
+  :created_at: 2024-03-02 23:59:00.000000000 -08:00
+  :history: []
+submission_1003:
+  :submitters:
+  - :name: Fang Wang
+    :sid: '2023003'
+    :email: fang.wang@example.edu
+  - :name: Jun Chen
+    :sid: '2023004'
+    :email: jun.chen@example.edu
+  :created_at: 2024-03-03 09:30:00.000000000 -08:00
+submission_1004:
+  :submitters:
+  - :name: Ming Liu
+    :sid: '2023005'
+    :email: ming.liu@example.edu
+"""
+
+
+def gradescope_export(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """Gradescope's export zip: uploads stored unpacked per submission, one zip kept as uploaded, a group,
+    and a submission the metadata names but the export lacks."""
+    top = "assignment_4242_export"
+    files = {f"{top}/submission_metadata.yml": GRADESCOPE_METADATA.encode(),
+             f"__MACOSX/{top}/._submission_metadata.yml": b"\0",
+             **under(f"{top}/submission_1001/attention", package_files(REFERENCE)),
+             f"{top}/submission_1001/MANIFEST.json": b"{}",
+             f"{top}/submission_1002/li.na-submission.zip": submitted(BUGGY, "li.na", tmp_path),
+             **under(f"{top}/submission_1003", package_files(PARTIAL))}
+    archive = write_zip(tmp_path / "export.zip", files)
+
+    def person(name, sid, email):
+        return {"name": name, "sid": sid, "email": email}
+
+    return archive, {
+        "wei.zhang": Expected(score=100.0, origin={"layout": "gradescope", "submission_id": "1001"},
+                              people=[person("Wei Zhang", "2023001", "wei.zhang@example.edu")]),
+        "li.na": Expected(origin={"layout": "gradescope", "submission_id": "1002"},
+                          people=[person("Na Li", "2023002", "li.na@example.edu")]),
+        "fang.wang-jun.chen": Expected(score=PARTIAL_SCORE, origin={"layout": "gradescope", "submission_id": "1003"},
+                                       people=[person("Fang Wang", "2023003", "fang.wang@example.edu"),
+                                               person("Jun Chen", "2023004", "jun.chen@example.edu")]),
+        "ming.liu": Expected(error="has no files at assignment_4242_export/submission_1004/",
+                             origin={"submission_id": "1004"}, people=[person("Ming Liu", "2023005",
+                                                                              "ming.liu@example.edu")]),
+    }
+
+
+def canvas_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """Canvas's download zip: <lastfirst>[_LATE]_<user id>_<file id>_<file name>, two students with the same
+    name, a late one, one who uploaded the package's files one by one (one re-uploaded: rope-1.py), a
+    text entry, and a file Canvas did not name."""
+    one_by_one = {f"wangfang_103_{9100 + i}_{'rope-1.py' if rel == 'rope.py' else rel}": data
+                  for i, (rel, data) in enumerate(package_files(PARTIAL).items())}
+    files = {"zhangwei_101_9001_attention-submission.zip": submitted(PARTIAL, "attention", tmp_path),
+             "zhangwei_104_9002_zhangwei-submission.zip": submitted(BUGGY, "zhangwei", tmp_path),
+             "lisi_LATE_102_9003_lisi-submission.zip": submitted(REFERENCE, "lisi", tmp_path),
+             **one_by_one,
+             "zhaolei_105_text.html": b"<p>see my email</p>",
+             "notes.txt": b"exported 2024-03-04\n"}
+    archive = write_zip(tmp_path / "submissions.zip", files)
+    return archive, {
+        "zhangwei_101": Expected(score=PARTIAL_SCORE, origin={"layout": "canvas", "late": False},
+                                 people=[{"user_id": "101"}]),
+        "zhangwei_104": Expected(origin={"layout": "canvas", "late": False}, people=[{"user_id": "104"}]),
+        "lisi": Expected(score=100.0, origin={"layout": "canvas", "late": True}, people=[{"user_id": "102"}]),
+        "wangfang": Expected(score=PARTIAL_SCORE, origin={"layout": "canvas", "late": False},
+                             people=[{"user_id": "103"}]),
+        "zhaolei": Expected(error="found: text.html", people=[{"user_id": "105"}]),
+        "notes.txt": Expected(error="found: notes.txt", origin={"layout": "canvas"}),
+    }

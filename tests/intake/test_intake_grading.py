@@ -1,0 +1,190 @@
+"""Each LMS layout graded for real by grade.py (a subprocess): one result per student, with the right name,
+score or message, and the metadata the export carried, in the result JSON, summary.csv, shard merges and
+the Canvas and Moodle grade import files (checked against the columns their importers read)."""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from intake_layouts import (
+    PARTIAL,
+    TEMPLATE,
+    Expected,
+    canvas_download,
+    folders_class,
+    gradescope_export,
+    submitted,
+    write_tree,
+)
+
+from attnlab.core import paths
+from attnlab.core.spec_load import load_course
+from attnlab.grade.batch.outputs import ORIGIN_COLUMNS
+
+pytestmark = pytest.mark.e2e  # starts grade.py and its runners
+
+EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
+LAYOUTS = {"folders": folders_class, "gradescope": gradescope_export, "canvas": canvas_download}
+SEED = "7"
+
+
+def run(*args, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          cwd=paths.ROOT, env={**os.environ, "ATTNLAB_LANG": "en"})
+
+
+def grade(*args) -> subprocess.CompletedProcess:
+    return run(paths.ROOT / "grade.py", *args, "--seed", SEED, "--jobs", "2")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, tuple[Path, dict[str, Expected], Path]]:
+    """layout -> (the path graded, what each student's result must say, the output dir)."""
+    made = {}
+    for layout, build in LAYOUTS.items():
+        work = tmp_path_factory.mktemp(layout)
+        path, expected = build(work)
+        out = work / "out"
+        proc = grade(path, "--out", out)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        made[layout] = (path, expected, out)
+    return made
+
+
+def results(out: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.name != "grading-run.json"}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_one_result_per_student_with_its_name_score_and_origin(graded, layout):
+    _, expected, out = graded[layout]
+    found = results(out)
+    assert sorted(found) == sorted(expected)
+    for name, want in expected.items():
+        result = found[name]
+        feedback = " ".join(e["feedback"] for e in result["exercises"])
+        if want.error:
+            assert result["score"] == 0 and want.error in feedback, (name, feedback[:300])
+        else:
+            assert "submission " + name + ":" not in feedback, (name, feedback[:300])  # no upload message
+            if want.score is not None:
+                assert result["score"] == want.score, name
+        assert result["origin"]["layout"] == layout
+        assert want.origin.items() <= result["origin"].items(), name
+        people = result["origin"]["submitters"]
+        assert len(people) == len(want.people) and all(w.items() <= p.items() for w, p in zip(want.people, people))
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_summary_csv_carries_the_metadata(graded, layout):
+    _, expected, out = graded[layout]
+    rows = {r["submission"]: r for r in csv.DictReader((out / "summary.csv").open(encoding="utf-8"))}
+    assert sorted(rows) == sorted(expected)
+    header = list(next(iter(rows.values())))
+    assert header == ["submission", "score", "max_score", *EXERCISE_IDS, *ORIGIN_COLUMNS]
+    for name, want in expected.items():
+        row = rows[name]
+        assert row["layout"] == layout and row["source"].startswith(str(graded[layout][0]))
+        if want.people and all("sid" in p for p in want.people):
+            assert row["sid"] == "; ".join(p["sid"] for p in want.people)
+        if "user_id" in (want.people or [{}])[0]:
+            assert row["lms_user_id"] == want.people[0]["user_id"]
+        if "late" in want.origin:
+            assert row["late"] == str(want.origin["late"]).lower()
+    if layout == "gradescope":
+        group = rows["fang.wang-jun.chen"]
+        assert group["student_name"] == "Fang Wang; Jun Chen" and group["submission_id"] == "1003"
+        assert group["email"] == "fang.wang@example.edu; jun.chen@example.edu"
+
+
+def test_same_zip_name_in_every_student_folder(tmp_path):
+    """The issue's `grade.py class/*/attention-submission.zip` (it used to exit 2: names shared)."""
+    zips = [write_tree(tmp_path / "class" / s, {"attention-submission.zip": submitted(p, "attention", tmp_path)})
+            / "attention-submission.zip" for s, p in (("alice", PARTIAL), ("bob", TEMPLATE))]
+    proc = grade(*zips, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = results(tmp_path / "out")
+    assert sorted(found) == ["alice", "bob"] and found["alice"]["score"] == 33.0
+
+
+def test_shards_merged_carry_the_origin(graded, tmp_path):
+    path, _, whole = graded["gradescope"]
+    shards = []
+    for index in range(2):
+        shards.append(tmp_path / f"shard-{index}")
+        proc = grade(path, "--out", shards[-1], "--shard", f"{index}/2")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    merged = tmp_path / "merged"
+    proc = run(paths.ROOT / "grade.py", "merge", *shards, "--out", merged)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    timing = ("started_at", "duration_s")
+    expected = {n: {k: v for k, v in r.items() if k not in timing} for n, r in results(whole).items()}
+    assert {n: {k: v for k, v in r.items() if k not in timing} for n, r in results(merged).items()} == expected
+    assert (merged / "summary.csv").read_text() == (whole / "summary.csv").read_text()
+
+
+def read_csv(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def check_canvas_format(rows: list[list[str]], *, title: str, assignment_id: str, points: str) -> list[list[str]]:
+    """The rules of canvas-lms app/models/gradebook_importer.rb: header cell 0 holds "Student", cell 1 "ID",
+    then SIS User ID and SIS Login ID, Section last of the student columns; assignment columns "Title (id)";
+    a "Points Possible" row; then one row per student, every cell a plain value. Returns the student rows."""
+    header, possible, *students = rows
+    assert "Student" in header[0] and "ID" in header[1] and len(header) > 3
+    assert re.fullmatch(r"SIS\s+User\s+ID", header[2]) and re.fullmatch(r"SIS\s+Login\s+ID", header[3])
+    assert "Section" in header[4]
+    title_and_id = re.fullmatch(r"(.*)\s+\((\d+)\)", header[5])
+    assert title_and_id and title_and_id.groups() == (title, assignment_id) and len(header) == 6
+    assert "Points Possible" in possible[0] and possible[5] == points and possible[1:5] == ["", "", "", ""]
+    for row in students:
+        assert len(row) == 6 and row[0] and (row[1] == "" or row[1].isdigit())
+        assert 0 <= float(row[5]) <= float(points)
+    return students
+
+
+def test_canvas_gradebook_csv_from_each_layout(graded, tmp_path):
+    for layout in ("canvas", "gradescope", "folders"):
+        out = tmp_path / f"{layout}.csv"
+        proc = run("-m", "attnlab.instructor.lms", "canvas", graded[layout][2], "--assignment", "Attention lab",
+                   "--assignment-id", "4242", "--out", out)
+        assert proc.returncode == 0 and "wrote" in proc.stderr, proc.stderr
+        students = check_canvas_format(read_csv(out), title="Attention lab", assignment_id="4242", points="100")
+        by_name = {row[0]: row for row in students}
+        if layout == "canvas":  # Canvas's own user ids, so the importer matches on ID
+            assert by_name["lisi"][1:] == ["102", "", "", "", "100"]
+            assert by_name["zhangwei_101"][1] == "101" and by_name["zhangwei_104"][1] == "104"
+        if layout == "gradescope":  # one row per group member; SID and email for Canvas to match on
+            assert by_name["Wei Zhang"] == ["Wei Zhang", "", "2023001", "wei.zhang@example.edu", "", "100"]
+            assert by_name["Fang Wang"][5] == by_name["Jun Chen"][5] == "33"
+            assert len(students) == 5
+        if layout == "folders":
+            assert sorted(by_name) == sorted(graded["folders"][1]) and by_name["frank"][5] == "100"
+
+
+def test_moodle_grade_import_csv(graded, tmp_path):
+    out = tmp_path / "moodle.csv"
+    proc = run("-m", "attnlab.instructor.lms", "moodle", graded["gradescope"][2], "--item", "Attention lab",
+               "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    header, *rows = read_csv(out)
+    assert header == ["Email address", "Attention lab"]  # Moodle: map "Email address" to the user's email
+    assert dict(rows) == {"wei.zhang@example.edu": "100", "li.na@example.edu": dict(rows)["li.na@example.edu"],
+                          "fang.wang@example.edu": "33", "jun.chen@example.edu": "33", "ming.liu@example.edu": "0"}
+    for layout, id_field, column in (("gradescope", "idnumber", "ID number"), ("folders", "username", "Username")):
+        proc = run("-m", "attnlab.instructor.lms", "moodle", graded[layout][2], "--item", "Lab", "--id", id_field,
+                   "--out", out)
+        header, *rows = read_csv(out)
+        assert proc.returncode == 0 and header == [column, "Lab"]
+        assert all(ident and float(grade) >= 0 for ident, grade in rows) and len({r[0] for r in rows}) == len(rows)
+    proc = run("-m", "attnlab.instructor.lms", "moodle", graded["canvas"][2], "--item", "Lab", "--id", "email",
+               "--out", out)
+    assert proc.returncode == 1 and "left out 6 submission(s) with no Email address" in proc.stderr
+    assert read_csv(out) == [["Email address", "Lab"]]  # never a row Moodle could not match

@@ -1,0 +1,216 @@
+"""grade.py's intake without grading: which layout a path is, the names and metadata of its submissions
+(unique, the same every time), usage errors, and finding the package inside any nesting."""
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from intake_layouts import (
+    MARKERS,
+    PARTIAL,
+    TEMPLATE,
+    package_files,
+    submitted,
+    under,
+    write_tree,
+    write_zip,
+)
+
+from attnlab.grade.batch.intake import IntakeError, discover
+from attnlab.grade.batch.lms_layouts import _canvas_parts
+from attnlab.grade.batch.submissions import BadSubmission, Layout, Submission, prepare
+
+
+def found(*args, layout=None) -> dict[str, Submission]:
+    return {s.name: s for s in discover([Path(a) for a in args], markers=MARKERS, layout=layout)}
+
+
+def package_of(sub: Submission, tmp_path: Path) -> Path:
+    work = tmp_path / f"work-{sub.name}"
+    work.mkdir()
+    return prepare(sub, work, MARKERS)
+
+
+def problem(sub: Submission, tmp_path: Path) -> str:
+    with pytest.raises(BadSubmission) as info:
+        package_of(sub, tmp_path)
+    return str(info.value)
+
+
+def test_each_lms_layout_gives_one_submission_per_student(folders_class, gradescope_export, canvas_download):
+    for (path, expected), layout in ((folders_class, "folders"), (gradescope_export, "gradescope"),
+                                     (canvas_download, "canvas")):
+        subs = found(path)
+        assert sorted(subs) == sorted(expected), layout
+        assert {s.origin.layout for s in subs.values()} == {layout}
+
+
+def test_gradescope_metadata_is_carried(gradescope_export):
+    subs = found(gradescope_export[0])
+    group = subs["fang.wang-jun.chen"].origin
+    assert group.submission_id == "1003" and [p.sid for p in group.submitters] == ["2023003", "2023004"]
+    assert [p.email for p in group.submitters] == ["fang.wang@example.edu", "jun.chen@example.edu"]
+    assert subs["wei.zhang"].origin.to_json()["submitters"] == [
+        {"name": "Wei Zhang", "email": "wei.zhang@example.edu", "sid": "2023001", "user_id": ""}]
+    assert subs["wei.zhang"].members == (("assignment_4242_export/submission_1001/", ""),)
+
+
+def test_canvas_names_ids_and_late_marks(canvas_download):
+    subs = found(canvas_download[0])
+    assert subs["lisi"].origin.late is True and subs["zhangwei_101"].origin.late is False
+    assert [p.user_id for p in subs["zhangwei_104"].origin.submitters] == ["104"]
+    assert dict(subs["wangfang"].members)["wangfang_103_9104_rope-1.py"] == "rope.py"  # Canvas's -1 undone
+    assert subs["notes.txt"].origin.submitters == () and subs["notes.txt"].members == (("notes.txt", "notes.txt"),)
+
+
+@pytest.mark.parametrize("file_name, student, user, late, original", [
+    ("doejane_123_456_attention-submission.zip", "doejane", "123", None, "attention-submission.zip"),
+    ("doejane_LATE_123_456_a_b.zip", "doejane", "123", "LATE", "a_b.zip"),
+    ("doejane_late_123_456_x.py", "doejane", "123", "late", "x.py"),  # older exports
+    ("o_brien_7_8_9_notes.zip", "o_brien", "7", None, "9_notes.zip"),
+    ("张伟_88_99_作业.zip", "张伟", "88", None, "作业.zip"),
+    ("anon_k3Xq9_456_x.zip", "anon_k3Xq9", None, None, "x.zip"),
+    ("LATE_anon_k3Xq9_456_x.zip", "anon_k3Xq9", None, "LATE", "x.zip"),
+    ("doejane_123_text.html", "doejane", "123", None, None),
+])
+def test_canvas_file_names(file_name, student, user, late, original):
+    parts = _canvas_parts(file_name)
+    assert parts is not None
+    assert (parts.group("student"), parts.groupdict().get("user"), parts.group("late"),
+            parts.group("original")) == (student, user, late, original)
+
+
+@pytest.mark.parametrize("file_name", ["notes.txt", "attention-submission.zip", "doejane_123_x.zip", "a_b_c.zip"])
+def test_files_canvas_did_not_name(file_name):
+    assert _canvas_parts(file_name) is None
+
+
+def test_same_file_name_in_a_folder_per_student_is_named_after_the_folder(tmp_path):
+    """The issue's case: `grade.py class/*/attention-submission.zip`."""
+    zips = [write_tree(tmp_path / "class" / s, {"attention-submission.zip": submitted(PARTIAL, "x", tmp_path)})
+            / "attention-submission.zip" for s in ("bob", "alice", "carol")]
+    subs = found(*zips)
+    assert sorted(subs) == ["alice", "bob", "carol"]
+    assert subs["alice"].source == zips[1].resolve() and subs["alice"].origin.layout is Layout.SINGLE
+
+
+def test_names_are_the_same_whatever_the_order_and_collisions_get_fallbacks(tmp_path):
+    for parent in ("c1", "c2", "c3"):
+        shutil.copytree(TEMPLATE, tmp_path / parent / "alice", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TEMPLATE, tmp_path / "c1" / "bob", ignore=shutil.ignore_patterns("__pycache__"))
+    args = [tmp_path / "c2" / "alice", tmp_path / "c1" / "alice", tmp_path / "c3" / "alice", tmp_path / "c1" / "bob"]
+    first = {n: s.source for n, s in found(*args).items()}
+    assert first == {n: s.source for n, s in found(*reversed(args)).items()}
+    assert sorted(first) == ["bob", "c1-alice", "c2-alice", "c3-alice"]
+    for parent in ("x", "y"):  # the fallbacks ("alice", the folder of a.zip) are shared too, and by c1/alice
+        write_tree(tmp_path / parent / "alice", {"a.zip": b"PK"})
+    names = found(tmp_path / "y" / "alice" / "a.zip", tmp_path / "x" / "alice" / "a.zip", tmp_path / "c1" / "alice")
+    assert {n: s.source.parts[-3:] for n, s in names.items()} == {
+        "alice": (tmp_path.name, "c1", "alice"),
+        "alice-2": ("x", "alice", "a.zip"), "alice-3": ("y", "alice", "a.zip")}
+
+
+def test_two_students_with_the_same_name_in_canvas_keep_their_user_ids(canvas_download):
+    assert {"zhangwei_101", "zhangwei_104"} <= set(found(canvas_download[0]))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["does_not_exist.zip"], "no such file or directory: does_not_exist.zip"),
+    ([".", "./"], "is given twice"),
+])
+def test_usage_errors_name_the_path(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ATTNLAB_LANG", "en")
+    with pytest.raises(IntakeError) as info:
+        found(*args)
+    assert message in str(info.value)
+
+
+def test_forcing_a_layout(tmp_path, gradescope_export):
+    with pytest.raises(IntakeError, match="not a Gradescope export"):
+        found(TEMPLATE, layout=Layout.GRADESCOPE)
+    assert list(found(gradescope_export[0], layout=Layout.SINGLE)) == ["export"]
+    write_tree(tmp_path / "one", {"a.zip": b"PK", "b.zip": b"PK"})
+    assert list(found(tmp_path / "one", layout=Layout.SINGLE)) == ["one"]
+    assert sorted(found(tmp_path / "one")) == ["a", "b"]
+
+
+@pytest.mark.parametrize("tree, layout", [
+    ({**under("attention", package_files(TEMPLATE)), "alice-submission.zip": b"PK"}, Layout.SINGLE),
+    ({**under("attention", package_files(TEMPLATE)), **under("backup/attention", package_files(TEMPLATE))},
+     Layout.SINGLE),
+    (under("student/attention", package_files(TEMPLATE)), Layout.SINGLE),
+    ({**under("alice", package_files(TEMPLATE)), **under("bob", package_files(TEMPLATE))}, Layout.FOLDERS),
+    ({"alice/x.zip": b"PK", **under("bob/attention", package_files(TEMPLATE))}, Layout.FOLDERS),
+    (package_files(TEMPLATE), Layout.SINGLE),
+])
+def test_a_student_folder_is_not_mistaken_for_a_class(tmp_path, tree, layout):
+    subs = found(write_tree(tmp_path / "d", tree))
+    assert {s.origin.layout for s in subs.values()} == {layout}
+
+
+def test_a_zip_is_one_submission_even_with_two_packages(tmp_path):
+    archive = write_zip(tmp_path / "wei.zip", {**under("a/attention", package_files(TEMPLATE)),
+                                               **under("b/attention", package_files(TEMPLATE))})
+    subs = found(archive)
+    assert list(subs) == ["wei"]
+    assert "two candidate packages: a/attention, b/attention" in problem(subs["wei"], tmp_path)
+
+
+def test_the_package_is_found_at_any_depth_with_tool_folders_skipped(tmp_path):
+    project = write_tree(tmp_path / "project", under("student/attention", package_files(PARTIAL)))
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "python").symlink_to("/usr/bin/python3")  # a venv holds links: never copied
+    write_tree(project, {".venv/lib/site-packages/attention/__init__.py": b"", "__MACOSX/._x": b"\0"})
+    package = package_of(Submission("p", project), tmp_path)
+    assert package.name == "attention"
+    assert (package / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    archive = write_zip(tmp_path / "p.zip", {**under("student/attention", package_files(PARTIAL)),
+                                             "student/.venv/lib/big.bin": b"\0" * 60_000_000})
+    assert package_of(Submission("z", archive), tmp_path).parts[-2:] == ("student", "attention")
+
+
+def test_a_zip_inside_the_upload_is_unpacked_once(tmp_path):
+    inner = submitted(PARTIAL, "wei", tmp_path)
+    folder = write_tree(tmp_path / "gs", {"wei-submission.zip": inner, "README.txt": b"hi"})
+    assert (package_of(Submission("a", folder), tmp_path) / "softmax.py").is_file()
+    middle = write_zip(tmp_path / "i.zip", {"x.zip": inner}).read_bytes()
+    twice = write_zip(tmp_path / "twice.zip", {"inner.zip": middle})
+    assert "holds no package, only another zip (x.zip)" in problem(Submission("b", twice), tmp_path)
+    several = write_tree(tmp_path / "several", {"a.zip": inner, "b.zip": inner})
+    assert "several zip files inside (a.zip, b.zip)" in problem(Submission("c", several), tmp_path)
+
+
+def test_what_was_found_is_named_when_there_is_no_package(tmp_path):
+    flat = write_tree(tmp_path / "flat", {"softmax.py": b"x = 1\n", "notes.md": b"hi"})
+    assert "upload holds the exercise modules but no __init__.py" in problem(Submission("f", flat), tmp_path)
+    nested = write_tree(tmp_path / "nested", {"hw/softmax.py": b"x = 1\n"})
+    assert "hw holds the exercise modules but no __init__.py" in problem(Submission("n", nested), tmp_path)
+    other = write_tree(tmp_path / "other", {"report.pdf": b"%PDF", "code/main.py": b""})
+    assert "no package found" in (text := problem(Submission("o", other), tmp_path))
+    assert "found: code/main.py, report.pdf" in text
+    archive = write_zip(tmp_path / "e.zip", {"a/__init__.py": b""})
+    assert "found: a/__init__.py" in problem(Submission("e", archive), tmp_path)
+    part = Submission("m", archive, members=(("nothing/", ""),))
+    assert "e.zip has no files at nothing/" in problem(part, tmp_path)
+
+
+def test_a_bad_entry_of_another_student_does_not_fail_this_one(tmp_path):
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for rel, data in under("good", package_files(TEMPLATE)).items():
+            zf.writestr(rel, data)
+        zf.writestr("evil/../../x.py", "x")
+    assert package_of(Submission("g", archive, members=(("good/", ""),)), tmp_path).name == "upload"
+    assert "escapes" in problem(Submission("e", archive), tmp_path)
+
+
+def test_an_encrypted_entry_is_a_message_not_a_crash(tmp_path):
+    archive = write_zip(tmp_path / "locked.zip", under("attention", package_files(TEMPLATE)))
+    raw = bytearray(archive.read_bytes())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local and central headers
+        at = raw.find(signature)
+        raw[at + flags] |= 1  # "encrypted"
+    archive.write_bytes(bytes(raw))
+    assert "is encrypted" in problem(Submission("l", archive), tmp_path)
