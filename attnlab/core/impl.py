@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from attnlab.core import forbidden, imports, inputs, memory
+from attnlab.core import frameworks, imports, memory
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
@@ -122,11 +122,12 @@ def describe_exception(exc: BaseException) -> Message:
 
 
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
-           deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
-    """Call `fn(**kwargs)` under the forbidden-call guard (and the case's tensor budget, if any), mapping
-    failures to harness outcomes."""
+           deep_guard: bool = True, max_tensor_mb: float | None = None, framework: str = "torch") -> Any:
+    """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
+    mapping failures to harness outcomes."""
+    guard = frameworks.adapter(framework).guard(exercise, forbidden_calls, deep=deep_guard)
     try:
-        with forbidden.guard(exercise, forbidden_calls, deep=deep_guard), memory.tensor_budget(exercise, max_tensor_mb):
+        with guard, memory.tensor_budget(exercise, max_tensor_mb):
             return fn(**kwargs)
     except Outcome:
         raise
@@ -142,28 +143,42 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
 
 
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
-                 forbidden_calls: tuple[str, ...], deep_guard: bool = True,
-                 max_tensor_mb: float | None = None) -> Returned:
-    """One call, and what it did to its inputs: used in this process and in the grading runner alike."""
-    before = inputs.snapshot(kwargs)
-    output = as_output(invoke(fn, exercise=exercise, kwargs=kwargs, forbidden_calls=forbidden_calls,
-                              deep_guard=deep_guard, max_tensor_mb=max_tensor_mb), function)
-    aliases = dict.fromkeys(name for part in parts(output) for name in inputs.aliased(kwargs, part))
-    return Returned(detach(output), tuple(inputs.changed(kwargs, before)), tuple(aliases))
+                 forbidden_calls: tuple[str, ...], deep_guard: bool = True, max_tensor_mb: float | None = None,
+                 framework: str = "torch") -> Returned:
+    """One call, and what it did to its inputs: used in this process and in the grading runner alike. The
+    framework's adapter turns the torch arguments into its own and the output back (attnlab.core.frameworks);
+    an input the call changed in place is changed in `kwargs` too, as if the call had been made on them."""
+    adapter = frameworks.adapter(framework)
+    converted = adapter.to_framework(kwargs)
+    before = adapter.snapshot(converted)
+    raw = invoke(fn, exercise=exercise, kwargs=converted, forbidden_calls=forbidden_calls, deep_guard=deep_guard,
+                 max_tensor_mb=max_tensor_mb, framework=framework)
+    output = adapter.to_torch(raw, function)
+    modified = adapter.changed(converted, before)
+    if converted is not kwargs:
+        for name in modified:
+            with torch.no_grad():
+                kwargs[name].copy_(adapter.tensor_of(converted[name]).reshape(kwargs[name].shape))
+    return Returned(detach(output), tuple(modified), tuple(adapter.aliases(converted, raw)))
 
 
 class InProcessImpl:
     """Imports the package at `path` into this process. Used by pytest and notebooks."""
 
-    def __init__(self, path: Path, name: str | None = None, *, libraries: tuple[str, ...] | None = None):
+    def __init__(self, path: Path, name: str | None = None, *, libraries: tuple[str, ...] | None = None,
+                 framework: str = "torch"):
         self.path = Path(path)
         self.name = name or self.path.name
         self.libraries = libraries  # None: any import (the mutation corpus, trusted test data)
+        self.framework = framework
         self._package: ModuleType | None = None
 
     def _function(self, module: str, function: str) -> Callable:
         if self._package is None:
-            self._package = load_package(self.path, self.libraries)
+            adapter = frameworks.adapter(self.framework)
+            adapter.prepare()
+            allowed = None if self.libraries is None else (*adapter.imports, *self.libraries)
+            self._package = load_package(self.path, allowed)
         return find_function(self._package, module, function)
 
     def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True, budgets=None):
@@ -171,14 +186,15 @@ class InProcessImpl:
             try:
                 fn = self._function(module, function)
                 yield call_checked(fn, exercise=exercise, function=function, kwargs=kwargs,
-                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard, max_tensor_mb=budget)
+                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard, max_tensor_mb=budget,
+                                   framework=self.framework)
             except Outcome as outcome:
                 yield outcome
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         fn = self._function(module, function)
-        return vjp_call(fn, exercise=exercise, function=function, kwargs=kwargs,
-                        forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
+        return frameworks.adapter(self.framework).vjp(fn, exercise=exercise, function=function, kwargs=kwargs,
+                                                      forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
 
 
 def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output):
@@ -188,7 +204,7 @@ def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, 
     leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
     with torch.enable_grad():
         output = as_output(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
-                                  forbidden_calls=forbidden_calls), function)
+                                  forbidden_calls=forbidden_calls), function)  # torch: autograd
         pairs = list(zip(parts(output), parts(cotangent)))
         if len(parts(output)) != len(parts(cotangent)) or any(o.shape != c.shape for o, c in pairs):
             raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in parts(output)],

@@ -16,7 +16,7 @@ import sys
 import threading
 from types import FrameType
 
-ALWAYS = ("torch", "numpy", "jaxtyping")  # the framework, and the stubs' own annotations
+ALWAYS = ("jaxtyping",)  # the stubs' own annotations; the framework's own packages come with its adapter
 _IMPORT_MACHINERY = ("<frozen importlib", os.path.dirname(importlib.__file__))
 
 

@@ -18,12 +18,18 @@ MAX_OUTPUTS = 8
 def as_output(value: Any, function: str) -> Output:
     """The plain tensor(s) a call returned; tensor subclasses lose their overrides (a subclass could lie in
     __eq__), a list becomes a tuple. Anything else is the student's error."""
-    if isinstance(value, torch.Tensor):
-        return value.as_subclass(torch.Tensor)
-    if isinstance(value, (tuple, list)) and 0 < len(value) <= MAX_OUTPUTS and all(
-            isinstance(v, torch.Tensor) for v in value):
-        return tuple(v.as_subclass(torch.Tensor) for v in value)
-    raise SubmissionError("not_a_tensor", function=function, got=_kind(value))
+    return convert_output(value, function, is_array=lambda v: isinstance(v, torch.Tensor),
+                          convert=lambda v: v.as_subclass(torch.Tensor), expected="torch.Tensor")
+
+
+def convert_output(value: Any, function: str, *, is_array, convert, expected: str) -> Output:
+    """One array or a tuple (or list) of up to MAX_OUTPUTS arrays of some framework (`is_array`), each made a
+    torch tensor by `convert`; anything else is the student's error, naming the `expected` array type."""
+    if is_array(value):
+        return convert(value)
+    if isinstance(value, (tuple, list)) and 0 < len(value) <= MAX_OUTPUTS and all(is_array(v) for v in value):
+        return tuple(convert(v) for v in value)
+    raise SubmissionError("not_a_tensor", function=function, got=_kind(value), expected=expected)
 
 
 def _kind(value: Any) -> str:

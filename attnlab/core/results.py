@@ -48,6 +48,7 @@ class SubmissionResult:
     duration_s: float
     harness_version: str
     assignment: str = "attention"  # course.yaml's assignment id the submission was graded for
+    framework: str = "torch"  # what the submission was written in and graded as (attnlab.core.frameworks)
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
 
     def to_json(self) -> dict:

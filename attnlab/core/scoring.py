@@ -19,7 +19,7 @@ from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec import ExerciseSpec
-from attnlab.core.status import SEVERITY, STOPS, Status
+from attnlab.core.status import EXCLUDED, SEVERITY, STOPS, Status
 
 FEEDBACK_FAILURES = 3  # failures quoted in an exercise's feedback; the rest are counted
 
@@ -70,9 +70,15 @@ def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]
 
 
 def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> ExerciseResult:
+    """A check that does not apply (status.EXCLUDED: a dtype the framework lacks) is shown and left out of
+    the score; an exercise none of whose checks applies is itself not applicable and scores nothing."""
+    shown = checks
+    checks = [c for c in checks if c.status not in EXCLUDED]
     passed = sum(c.passed for c in checks)
     statuses = {c.status for c in checks if not c.passed}
-    if Status.FORBIDDEN in statuses:
+    if not checks and shown:
+        status, score = Status.NOT_APPLICABLE, 0.0
+    elif Status.FORBIDDEN in statuses:
         status, score = Status.FORBIDDEN, 0.0
     elif not statuses:
         status, score = Status.PASSED, exercise.points
@@ -80,13 +86,16 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
         status = Status.FAILED if passed else next(s for s in SEVERITY if s in statuses)
         score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
     failures = [c.message for c in checks if not c.passed and c.message]
+    not_applicable = [c.message for c in shown if c.status in EXCLUDED and c.message]
     feedback = "\n".join(failures[:FEEDBACK_FAILURES]) if failures else t("passed", lang)
     if len(failures) > FEEDBACK_FAILURES:
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
     if failures and status != Status.NOT_IMPLEMENTED:
         feedback += "\n" + hint_line(exercise, lang, checks)
+    if not_applicable:
+        feedback += "\n" + "\n".join(not_applicable)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
-                          max_score=exercise.points, status=status, feedback=feedback, checks=tuple(checks))
+                          max_score=exercise.points, status=status, feedback=feedback, checks=tuple(shown))
 
 
 def _fraction(checks: list[CheckResult], kind: str) -> float:

@@ -107,6 +107,7 @@ class ExerciseSpec:
     returns: tuple[Output, ...] = (Output("output", None),)
     path: Path = field(compare=False, default=Path())
     kind: str = "function"
+    frameworks: tuple[str, ...] = ("torch", "numpy", "jax", "mindspore")  # what it can be written in
 
     def hint(self, lang: str) -> str:
         return " ".join(self.hints.get(lang) or self.hints["en"])

@@ -1,5 +1,6 @@
 """Reading spec YAML into attnlab.core.spec dataclasses, with errors that name file, key and expectation."""
 
+import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -245,7 +246,7 @@ def tolerance(node: Node) -> tuple[dict[str, Tolerance], str]:
 
 
 EXERCISE_KEYS = {"kind", "id", "function", "module", "title", "description", "points", "hints", "forbidden",
-                 "tolerance", "cases", "properties", "misconceptions", "returns"}
+                 "tolerance", "cases", "properties", "misconceptions", "returns", "frameworks"}
 
 
 def returns(node: Node, cases: tuple[CaseSpec, ...]) -> tuple[Output, ...]:
@@ -297,7 +298,21 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
         returns=returns(node, cases),
         misconceptions=tuple(Misconception(id=m.get("id", str), message=text(m, "message"))
                              for m in node.sequence("misconceptions", required=False)),
-        path=path)
+        path=path, frameworks=frameworks_of(node))
+
+
+def frameworks_of(node: Node) -> tuple[str, ...]:
+    """`frameworks:` (default all): the frameworks an exercise can be written and graded in; an exercise that
+    needs what only some have (autograd on torch tensors) names them, and an assignment in another refuses it."""
+    if "frameworks" not in node.value:
+        return FRAMEWORKS
+    listed = node.sequence("frameworks")
+    for item in listed:
+        if item.value not in FRAMEWORKS:
+            raise item.fail(f"one of {list(FRAMEWORKS)}", item.value)
+    if not listed:
+        raise node.child("frameworks").fail("at least one framework", [])
+    return tuple(item.value for item in listed)
 
 
 def quiz(path: Path, node: Node) -> QuizSpec:
@@ -323,9 +338,10 @@ def load_exercise(path: Path) -> ExerciseSpec | QuizSpec:
     return quiz(path, node) if kind == "quiz" else exercise(path, node)
 
 
-def load_course(spec_dir: Path, assignment: str | None = None) -> Course:
+def load_course(spec_dir: Path, assignment: str | None = None, framework: str | None = None) -> Course:
     """spec/course.yaml: the course's assignments, each listing its exercises in order; every id must have
-    spec/<id>.yaml and vice versa. The Course returned is `assignment`'s (default: the first listed)."""
+    spec/<id>.yaml and vice versa. The Course returned is `assignment`'s (default: the first listed), in
+    `framework` if given (--framework), else in the assignment's own."""
     spec_dir = Path(spec_dir)
     node = read_yaml(spec_dir / "course.yaml")
     node.only({"title", "libraries", "assignments"})
@@ -340,9 +356,24 @@ def load_course(spec_dir: Path, assignment: str | None = None) -> Course:
         if abs(points - a.total_points) > 1e-9:
             raise item.child("total_points").fail(f"the sum of its exercises' points {points:g}", a.total_points)
     chosen = _choose(assignments, assignment, node)
+    if framework is not None:
+        if framework not in FRAMEWORKS:
+            raise SpecError(f"unknown framework {framework!r}; expected one of {list(FRAMEWORKS)}")
+        chosen = dataclasses.replace(chosen, framework=framework)
+    for i in chosen.exercise_ids:
+        ex = loaded[i]
+        if isinstance(ex, ExerciseSpec) and chosen.framework not in ex.frameworks:
+            raise SpecError(f"assignment {chosen.id!r} is graded in {chosen.framework}, but exercise {i!r} can only "
+                            f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
     return Course(title=chosen.title, total_points=chosen.total_points,
                   exercises=tuple(loaded[i] for i in chosen.exercise_ids), libraries=libraries(node),
                   assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
+
+
+def assignment_framework(spec_dir: Path, assignment: str | None = None) -> str:
+    """The framework of `assignment` from course.yaml alone (no exercise loaded, no torch imported)."""
+    node = read_yaml(Path(spec_dir) / "course.yaml")
+    return _choose(tuple(_assignment(n) for n in node.sequence("assignments")), assignment, node).framework
 
 
 def _assignment(node: Node) -> Assignment:

@@ -7,9 +7,12 @@ dims must agree). When it fails, the student reads a sentence, not a beartype du
 
 import inspect
 import threading
+import types
+import typing
 from collections.abc import Callable
-from typing import Any, get_args
+from typing import Any, get_args, get_origin
 
+import jaxtyping
 from beartype.door import die_if_unbearable
 from beartype.roar import BeartypeException
 from jaxtyping import jaxtyped
@@ -31,6 +34,35 @@ def _tensor_hints(hint: Any) -> list[Any]:
     if hasattr(hint, "dim_str"):
         return [hint]
     return [h for arg in get_args(hint) for h in _tensor_hints(arg)]
+
+
+_SKIP = object()
+
+
+def torch_hint(hint: Any) -> Any:
+    """A stub's annotation as the judge checks it, on torch tensors: `Float[np.ndarray, "b n"]` (or over
+    jax.Array, mindspore.Tensor) becomes `Float[torch.Tensor, "b n"]`, inside unions and tuples too; an
+    annotation naming another framework's non-array type (np.random.Generator) is not checked (_SKIP)."""
+    if hasattr(hint, "dim_str"):
+        if getattr(hint, "array_type", Tensor) is Tensor:
+            return hint
+        return getattr(jaxtyping, hint.__name__.split("[")[0])[Tensor, hint.dim_str]
+    args = get_args(hint)
+    if not args:
+        module = getattr(hint, "__module__", "builtins") or "builtins"
+        known = module.split(".")[0] in ("builtins", "torch", "typing", "types", "collections")
+        return hint if known or hint in (None, type(None), Ellipsis) else _SKIP
+    new = tuple(torch_hint(a) for a in args)
+    if _SKIP in new:
+        return _SKIP
+    if new == args:
+        return hint
+    origin = get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[new]  # noqa: UP007 -- `a | b` of jaxtyping types caches by printed form
+    if origin is tuple:
+        return tuple[new]
+    return _SKIP
 
 
 @jaxtyped(typechecker=None)
@@ -90,7 +122,7 @@ def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: s
     key = _call_key(function, args, output)
     if key is not None and key in _PASSED:
         return
-    hints = dict(inspect.get_annotations(function))
+    hints = {k: h for k, v in inspect.get_annotations(function).items() if (h := torch_hint(v)) is not _SKIP}
     try:
         _check(hints, args, output)
         if key is not None:

@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
 from attnlab.core.names import slug
@@ -90,7 +90,7 @@ def cmd_status(opts, lang: str) -> int:
     impl = InProcessImpl(package, name=package.name, libraries=course.libraries)
     print(say("status_title", lang, package=package))
     try:
-        load_package(package, course.libraries)
+        load_package(package, (*frameworks.adapter(impl.framework).imports, *course.libraries))
     except SubmissionError as problem:
         print(say("import_failed", lang, problem=problem.text(lang)))
     columns = ("col_exercise", "col_status", "col_checks", "col_points")

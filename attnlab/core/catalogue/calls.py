@@ -12,8 +12,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
     "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
     "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
-    "not_a_tensor": {"en": "{function} returned {got}, expected a torch.Tensor",
-                     "zh": "{function} 返回了 {got}，应返回 torch.Tensor"},
+    "not_a_tensor": {"en": "{function} returned {got}, expected a {expected}",
+                     "zh": "{function} 返回了 {got}，应返回 {expected}"},
     "not_differentiable": {
         "en": "{function}'s output is not differentiable (was it detached, or built with .data / numpy?)",
         "zh": "{function} 的输出不可微（是否被 detach，或用 .data / numpy 构造？）"},

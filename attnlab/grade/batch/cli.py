@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 
 from attnlab.core import paths, shutdown
+from attnlab.core.frameworks import check_usable
 from attnlab.core.i18n import default_lang
-from attnlab.core.spec import SpecError
-from attnlab.core.spec_load import load_course
+from attnlab.core.spec import FRAMEWORKS, SpecError
+from attnlab.core.spec_load import assignment_framework, load_course
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.intake import check_paths, discover
 from attnlab.grade.batch.run import grade_all
@@ -38,6 +39,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--assignment", default=None,
                         help="which assignment of spec/course.yaml to grade (default: the first)")
+    parser.add_argument("--framework", default=None, choices=FRAMEWORKS,
+                        help="what the submissions are written in (default: the assignment's framework:)")
     parser.add_argument("--device", default="cpu",
                         help="where submissions' calls run, e.g. cuda (default cpu; absent: 'not run on <device>')")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
@@ -100,10 +103,12 @@ def warm_judge() -> None:
 def setup(opts: argparse.Namespace) -> tuple:
     """Everything checked before grading starts: (course, all submissions, this shard's, limits, level)."""
     check_paths(opts.submissions)  # before the runner server starts: a mistyped path costs nothing
+    framework = opts.framework or assignment_framework(paths.SPEC_DIR, opts.assignment)
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
-            runner_server(Limits(launcher=opts.launcher), wait=False)
-    course = load_course(paths.SPEC_DIR, opts.assignment)
+            runner_server(Limits(launcher=opts.launcher, framework=framework), wait=False)
+    course = load_course(paths.SPEC_DIR, opts.assignment, opts.framework)
+    check_usable(course.framework, opts.device)  # not installed, or no such device for it: nothing runs
     submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout)
     mine = submissions
     if opts.shard is not None:
@@ -111,7 +116,7 @@ def setup(opts: argparse.Namespace) -> tuple:
         if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
             raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
         mine = [s for s in submissions if shard_of(s.name, count) == index]
-    limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory, launcher=opts.launcher)
+    limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory, launcher=opts.launcher, framework=course.framework)
     if opts.jobs < 1:
         raise ValueError("--jobs must be at least 1")
     return course, submissions, mine, limits, check_isolation(limits, opts.allow_unsandboxed)
@@ -148,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade.py: there is no {opts.device} device here: every exercise will say 'not run on {opts.device}'",
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
-    print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done), "
-          f"isolation: {level}", file=sys.stderr)
+    print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) in "
+          f"{course.framework}, isolation: {level}", file=sys.stderr)
     try:
         grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs,
                   gradescope_single=(len(submissions) == 1) if opts.gradescope else None)

@@ -115,5 +115,5 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions)
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
-        assignment=course.assignment.id if course.assignment else "attention",
+        assignment=course.assignment.id if course.assignment else "attention", framework=course.framework,
         origin=submission.origin.to_json() if submission.origin else None)

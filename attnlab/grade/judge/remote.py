@@ -57,7 +57,7 @@ class RemoteImpl:
                  scratch_root: Path, libraries: tuple[str, ...] = ()):
         self.name = name
         self.limits = limits
-        self.libraries = tuple(libraries)  # what the submission may import besides stdlib and torch
+        self.libraries = tuple(libraries)  # the course's libraries (the framework's own come with its adapter)
         self.isolation = isolation_level(limits.isolation)
         self.submission_dir = Path(submission_dir).resolve()
         self.hidden_paths = [Path(p).resolve() for p in hidden_paths]

@@ -24,8 +24,9 @@ from typing import Any
 
 import torch
 
+from attnlab.core import frameworks
 from attnlab.core.i18n import Message, to_wire
-from attnlab.core.impl import call_checked, describe_exception, find_function, load_package, vjp_call
+from attnlab.core.impl import call_checked, describe_exception, find_function, load_package
 from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.outputs import parts
@@ -57,7 +58,7 @@ def run_call(package, common: dict, call: dict,
         budget = float(budget) if isinstance(budget, (int, float)) and not isinstance(budget, bool) else None
         with address_space_for(budget):
             returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
-                                    **how)
+                                    framework=common["framework"], **how)
         output = returned.output
         result, count = output_tensors(output)
         modified, aliases = returned.modified, returned.aliases
@@ -66,7 +67,8 @@ def run_call(package, common: dict, call: dict,
         cotangent = read_output(tensors, call.get("cotangent_count"), call["cotangent_key"])
         if cotangent is None:
             raise ValueError("vjp request without its cotangent")
-        output, grads = vjp_call(fn, wrt=tuple(call["wrt"]), cotangent=cotangent, **how)
+        adapter = frameworks.adapter(common["framework"])
+        output, grads = adapter.vjp(fn, wrt=tuple(call["wrt"]), cotangent=cotangent, **how)
         result, count = output_tensors(output)
         result.update({f"grad:{name}": g for name, g in grads.items() if g is not None})
         modified, aliases = changed(kwargs, received), ()
@@ -163,10 +165,12 @@ def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]
                                                                   "problem": describe_exception(exc)})), b""
 
 
-def import_submission(path: Path, libraries: tuple[str, ...]) -> tuple[Any, dict]:
+def import_submission(path: Path, libraries: tuple[str, ...], framework: str) -> tuple[Any, dict]:
     """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
     try:
-        return load_package(path, libraries), {"status": "ready"}
+        adapter = frameworks.adapter(framework)
+        adapter.prepare()
+        return load_package(path, (*adapter.imports, *libraries)), {"status": "ready"}
     except Outcome as exc:
         return None, {"status": "error", "message": to_wire(exc.message)}
     except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt: still just a failed import
@@ -183,28 +187,29 @@ def _reap_orphans() -> None:
         pass
 
 
-def serve(package, requests, replies) -> None:
+def serve(package, requests, replies, framework: str = "torch") -> None:
     while True:
         _reap_orphans()
         try:
             header, payload = read_frame(requests, max_header=MAX_REQUEST_HEADER, max_payload=MAX_REQUEST)
         except ChannelClosed:
             return
-        for reply in handle(package, header, payload):
+        for reply in handle(package, {**header, "framework": framework}, payload):
             write_frame(replies, *reply)
 
 
-def run(requests_fd: int, replies_fd: int, package_dir: Path, libraries: tuple[str, ...]) -> None:
+def run(requests_fd: int, replies_fd: int, package_dir: Path, libraries: tuple[str, ...],
+        framework: str = "torch") -> None:
     """Announce, import the submission, then answer requests until the judge closes the channel."""
     torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
     output.never_block()  # a print flood must not make the runner wait for the judge
     requests = os.fdopen(requests_fd, "rb", buffering=1 << 16)  # a frame in one read(2), usually
     replies = os.fdopen(replies_fd, "wb", buffering=0)
     write_frame(replies, {"status": "started"})
-    package, hello = import_submission(package_dir, libraries)
+    package, hello = import_submission(package_dir, libraries, framework)
     write_frame(replies, hello)
     if package is not None:
-        serve(package, requests, replies)
+        serve(package, requests, replies, framework)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -213,8 +218,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
     parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
     parser.add_argument("--libraries", default="", help="comma-separated packages the course lets it import")
+    parser.add_argument("--framework", default="torch", help="what the submission is written in")
     args = parser.parse_args(argv)
-    run(args.requests, args.replies, args.package, tuple(filter(None, args.libraries.split(","))))
+    run(args.requests, args.replies, args.package, tuple(filter(None, args.libraries.split(","))), args.framework)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ WARM_MODULES = ("torch", "numpy", "numpy.random", "jaxtyping", "beartype", "bear
                 "attnlab.core.impl")
 NEVER_IMPORTED = ("reference",)  # the solution must not be in memory every runner inherits
 BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
-        "from attnlab.grade.sandbox.forkserver import serve_forever; serve_forever(int(sys.argv[2]))")
+        "from attnlab.grade.sandbox.forkserver import serve_forever; serve_forever(int(sys.argv[2]), sys.argv[3])")
 
 
 class Unavailable(RuntimeError):
@@ -230,11 +230,16 @@ def _send_quietly(ctl: socket.socket, header: dict, fds: list[int] = ()) -> None
         pipes.send(ctl, header, fds)
 
 
-def serve_forever(fd: int) -> None:
-    """The server's main: warm up, say whether forking is safe here, then serve until the judge leaves."""
+def serve_forever(fd: int, framework: str = "torch") -> None:
+    """The server's main: warm up (the submissions' framework too: imported, no operation run, since a
+    framework's thread pools do not survive a fork), say whether forking is safe here, then serve until
+    the judge leaves."""
     sock = socket.socket(fileno=fd)
     for name in WARM_MODULES:
         importlib.import_module(name)
+    from attnlab.core import frameworks
+
+    frameworks.adapter(framework).warm()
     gc.collect()
     gc.freeze()  # runners' collections then skip the inherited objects instead of copying their pages
     jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)  # orphans of runners come back here to be reaped
@@ -256,9 +261,10 @@ def serve_forever(fd: int) -> None:
 class ForkServer:
     """The judge's handle on a server process: started at once, waited for on first use."""
 
-    def __init__(self, *, paths: list[str], env: dict[str, str], boot_timeout_s: float):
+    def __init__(self, *, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str = "torch"):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = [sys.executable, "-I", "-u", "-B", "-c", BOOT, json.dumps(paths), str(theirs.fileno())]
+        argv = [sys.executable, "-I", "-u", "-B", "-c", BOOT, json.dumps(paths), str(theirs.fileno()), framework]
+        self.framework = framework
         try:
             # its own session: a Ctrl-C meant for grade.py reaches the judge, whose exit then stops this
             self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -318,7 +324,8 @@ _lock = threading.Lock()
 _state: dict = {"server": None, "broken": None, "final": False}
 
 
-def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, wait: bool = True) -> ForkServer:
+def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str = "torch",
+           wait: bool = True) -> ForkServer:
     """This process's forkserver: started on first use, restarted if it died, never retried once it
     proved unable to serve here (Unavailable). wait=False only starts it booting."""
     try:
@@ -328,10 +335,12 @@ def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, wait
             if _state["broken"] is not None:
                 raise Unavailable(_state["broken"])
             current = _state["server"]
-            if current is None or current.popen.poll() is not None:  # none yet, or it died
+            stale = current is not None and (current.popen.poll() is not None or current.framework != framework)
+            if current is None or stale:  # none yet, it died, or it warmed another framework
                 if current is not None:
                     current.close()
-                _state["server"] = current = ForkServer(paths=paths, env=env, boot_timeout_s=boot_timeout_s)
+                _state["server"] = current = ForkServer(paths=paths, env=env, boot_timeout_s=boot_timeout_s,
+                                                        framework=framework)
         if wait:
             current.ready()
     except Unavailable as exc:

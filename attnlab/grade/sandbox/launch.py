@@ -58,6 +58,7 @@ class Limits:
     isolation: str = "auto"  # or an Isolation value, to force a weaker level (tests, debugging)
     launcher: str = "auto"  # or one of LAUNCHERS: how runners start (tests, debugging)
     cpu: int | None = None  # run on this CPU only (grade.py puts each worker and its runners on one CPU)
+    framework: str = "torch"  # what the submission is written in (attnlab.core.frameworks)
 
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
@@ -109,10 +110,11 @@ def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
-            "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries)]
+            "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries),
+            "--framework", limits.framework]
     return {"namespaces": namespaces, "user_namespace": level.user_namespace, "drop_uid": level.drops_uid,
             "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
-            "package": f"{inside}/{package}", "libraries": list(libraries),
+            "package": f"{inside}/{package}", "libraries": list(libraries), "framework": limits.framework,
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
             "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
@@ -121,7 +123,7 @@ def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str
 def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
     """This process's runner forkserver (started on first use; see forkserver.server)."""
     return forkserver.server(paths=_import_paths(), env=runner_env("/"), boot_timeout_s=limits.boot_timeout_s,
-                             wait=wait)
+                             framework=limits.framework, wait=wait)
 
 
 def start_runner(**how) -> "RunnerProcess | ForkedRunner":

@@ -1,0 +1,117 @@
+"""The forbidden-call guard of frameworks whose calls Python cannot watch operator by operator (NumPy, JAX,
+MindSpore): torch has its function and dispatch modes (attnlab.core.forbidden); these have none.
+
+While a guarded call runs, every reference to a forbidden function or class found in the framework's own
+modules (public and private: `jax.nn.softmax` and `jax._src.nn.functions.softmax` alike), in the student's
+modules and as an attribute of the class that owns it (`mindspore.Tensor.softmax`) is replaced by a stand-in
+that records the hit and raises; after the call everything is put back. So `from jax.nn import softmax`,
+`import mindspore.ops as O; O.softmax`, `getattr(jax.nn, "soft" + "max")` and `jax.jit(jax.nn.softmax)` are
+all caught, and a hit the student catches is still reported, as with torch. Not caught: a reference the
+student stashed somewhere other than a module's namespace before the call (a default argument, a closure,
+a container), which takes deliberate effort rather than a shortcut a student reaches for by habit.
+"""
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+from attnlab.core.forbidden import resolve
+from attnlab.core.outcomes import ForbiddenCall
+
+STUDENT_MODULES = ("attnlab_impl_", "attnlab_file_")  # how impl.load_package and FileImpl name student code
+
+
+class SwapGuard:
+    def __init__(self, roots: tuple[str, ...]):
+        self.roots = roots  # the framework's top-level packages, e.g. ("jax", "jaxlib")
+        self._places: dict[tuple[str, ...], tuple[int, list[tuple[object, str, object, str]]]] = {}
+
+    def _framework_modules(self) -> list[ModuleType]:
+        return [m for name, m in list(sys.modules.items())
+                if isinstance(m, ModuleType) and name.split(".")[0] in self.roots]
+
+    def _student_modules(self) -> list[ModuleType]:
+        return [m for name, m in list(sys.modules.items())
+                if isinstance(m, ModuleType) and name.startswith(STUDENT_MODULES)]
+
+    def _targets(self, names: tuple[str, ...]) -> dict[int, tuple[object, str]]:
+        """id(object) -> (object, its spec name) of each forbidden name that resolves here. A name of a
+        framework not imported yet is skipped (code cannot call what it could not import), as is one this
+        version of the framework lacks (tests/unit/test_frameworks.py checks the specs' names resolve)."""
+        found = {}
+        for name in names:
+            if name.split(".")[0] not in sys.modules:
+                continue
+            try:
+                obj = resolve(name)
+            except ValueError:
+                continue
+            found[id(obj)] = (obj, name)
+        return found
+
+    def _places_of(self, names: tuple[str, ...], targets: dict[int, tuple[object, str]]):
+        """Every (namespace owner, attribute) in the framework's modules that holds a target, found once per
+        set of names and again whenever the framework has imported more modules since."""
+        modules = self._framework_modules()
+        if names in self._places and self._places[names][0] == len(modules):
+            return list(self._places[names][1])
+        places = _scan(modules, targets)
+        for name in names:  # a method or a class attribute: the class that owns it
+            if name.split(".")[0] in sys.modules and "." in name:
+                owner_path, attr = name.rsplit(".", 1)
+                try:
+                    owner = resolve(owner_path)
+                except ValueError:
+                    continue
+                if isinstance(owner, type) and id(getattr(owner, attr, None)) in targets:
+                    places.append((owner, attr, getattr(owner, attr), name))
+        self._places[names] = (len(modules), places)
+        return list(places)
+
+    @contextmanager
+    def guard(self, exercise: str, names: tuple[str, ...]) -> Iterator[list[str]]:
+        targets = self._targets(names) if names else {}
+        if not targets:
+            yield []
+            return
+        places = self._places_of(names, targets) + _scan(self._student_modules(), targets)
+        hits: list[str] = []
+        swapped = []
+        try:
+            for owner, attr, original, name in places:
+                try:
+                    setattr(owner, attr, _stand_in(name, original, hits))
+                except (AttributeError, TypeError):  # a C type's attribute cannot be set: leave it
+                    continue
+                swapped.append((owner, attr, original))
+            yield hits
+        finally:
+            for owner, attr, original in reversed(swapped):
+                setattr(owner, attr, original)
+            if hits:
+                raise ForbiddenCall(exercise, hits[0])
+
+
+def _scan(modules: list[ModuleType], targets: dict[int, tuple[object, str]]):
+    places = []
+    for module in modules:
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for attr, value in items:
+            hit = targets.get(id(value))
+            if hit is not None and hit[0] is value:
+                places.append((module, attr, value, hit[1]))
+    return places
+
+
+def _stand_in(name: str, original: object, hits: list[str]):
+    def forbidden(*args, **kwargs):
+        hits.append(name)
+        raise RuntimeError(f"forbidden call: {name}")
+
+    forbidden.__name__ = getattr(original, "__name__", name.rsplit(".", 1)[-1])
+    forbidden.__qualname__ = forbidden.__name__
+    return forbidden
