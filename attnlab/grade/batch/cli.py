@@ -17,6 +17,7 @@ from pathlib import Path
 
 from attnlab.core import paths, shutdown
 from attnlab.core.i18n import default_lang
+from attnlab.core.limits import EXERCISE_CPU_S
 from attnlab.core.spec import SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch import outputs
@@ -33,7 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("submissions", nargs="*", type=Path, help="package directories or .zip files")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=60.0,
+    parser.add_argument("--timeout", type=float, default=EXERCISE_CPU_S,
                         help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
     parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
