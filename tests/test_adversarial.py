@@ -108,3 +108,13 @@ def test_no_file_outside_scratch_changed(graded):
 
 def test_no_process_is_left_running(graded):
     assert graded["leftovers"] == []
+
+
+def test_code_that_does_not_import_is_explained_once_at_the_students_own_line(graded):
+    exercises = load(graded, "syntax_error")["exercises"]
+    first, others = exercises[0]["feedback"], [e for e in exercises[1:] if e["function"] is not None]
+    assert first.startswith("your package does not import: SyntaxError: expected ':' (at __init__.py:2)")
+    assert first.count("SyntaxError") == 1 and "/tmp" not in first and "scratch" not in first and "(+" not in first
+    for exercise in others:
+        assert exercise["status"] == "error"
+        assert exercise["feedback"] == "fails with the same problem as softmax (see its feedback)"

@@ -16,7 +16,7 @@ from attnlab.core.compare import compare, tolerance_for
 from attnlab.core.diagnose import diagnose
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
-from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError
+from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure
 from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
 from attnlab.core.spec import CaseSpec, ExerciseSpec, PropertySpec
@@ -241,8 +241,17 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
         yield _case_result(ctx, case, args, expected, got)
 
 
+def _import_result(ctx: Context, name: str, failure: Outcome, kind: str) -> CheckResult:
+    """A check that could not run because the code does not import: the problem alone (the same for every
+    check it stops; the case's inputs are beside the point) and advice to fix it first."""
+    return CheckResult(name, False, failure.status, failure.text(ctx.lang), kind=kind,
+                       hint=t("hint_import", ctx.lang))
+
+
 def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: Output | None,
                  got: Output | Outcome | CheckFailure) -> CheckResult:
+    if is_import_failure(got):
+        return _import_result(ctx, case.name, got, "case")
     if isinstance(got, RAISED):
         return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
                            hint=_hint(got, ctx.lang))
@@ -276,6 +285,8 @@ def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
     try:
         prop.law(dataclasses.replace(ctx, deep_guard=False), **prop.params)
     except Outcome as outcome:
+        if is_import_failure(outcome):
+            return _import_result(ctx, prop.name, outcome, "property")
         return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, outcome.message, law=False),
                            kind="property", hint=_hint(outcome, ctx.lang))
     except CheckFailure as failure:

@@ -74,29 +74,35 @@ def load_package(path: Path, libraries: tuple[str, ...] | None = None) -> Module
         spec.loader.exec_module(package)
     except Exception as exc:
         del sys.modules[name]
-        raise _import_problem(str(path), exc) from exc
+        raise _import_problem(None, exc, root=path) from exc
     return package
 
 
-def _import_problem(what: str, exc: Exception) -> SubmissionError:
-    """Why importing student code failed: a package the course does not offer, or the exception."""
+def _import_problem(what: str | None, exc: Exception, *, root: Path | None) -> SubmissionError:
+    """Why importing student code failed (the package when `what` is None, else the module `what`): a
+    package the course does not offer, or the exception at the student's own file:line under `root`."""
     missing = imports.not_in_course(exc)
     if missing is not None:
         return SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
                                offered=", ".join(missing.offered))
-    return SubmissionError("import_failed", what=what, problem=describe_exception(exc))
+    problem = describe_exception(exc, root=root)
+    if what is None:
+        return SubmissionError("import_package_failed", problem=problem)
+    return SubmissionError("import_failed", what=what, problem=problem)
 
 
 def find_function(package: ModuleType, module: str, function: str) -> Callable:
     """`package.module.function`, or `package.function` if the student moved it."""
+    root = Path(next(iter(getattr(package, "__path__", [])), ".")).resolve()
     try:
         mod = importlib.import_module(f"{package.__name__}.{module}")
     except ModuleNotFoundError as exc:
         if exc.name != f"{package.__name__}.{module}" or isinstance(exc, imports.NotInCourse):
-            raise _import_problem(f"{module}.py", exc) from exc  # the module exists but imports something missing
+            # the module exists but imports something missing
+            raise _import_problem(f"{module}.py", exc, root=root) from exc
         mod = package
     except Exception as exc:
-        raise _import_problem(f"{module}.py", exc) from exc
+        raise _import_problem(f"{module}.py", exc, root=root) from exc
     fn = getattr(mod, function, None) or getattr(package, function, None)
     if not callable(fn):
         raise NotImplementedByStudent("function_missing", function=function, module=module)
@@ -111,14 +117,24 @@ def _is_student_frame(filename: str) -> bool:
     return not filename.startswith(_LIBRARY_DIRS + (_HARNESS_DIR, "<"))
 
 
-def describe_exception(exc: BaseException) -> Message:
-    """Type, message and the innermost frame in the student's code (file:line)."""
+def _student_file(filename: str, root: Path | None) -> str:
+    """The file as the student knows it: relative to their package (`root`), never where it was copied to."""
+    path = Path(filename)
+    if root is not None and path.is_absolute() and path.resolve().is_relative_to(root):
+        return path.resolve().relative_to(root).as_posix()
+    return path.name
+
+
+def describe_exception(exc: BaseException, *, root: Path | None = None) -> Message:
+    """Type, message and the innermost frame in the student's code (file:line, relative to `root`)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_student_frame(f.filename)]
-    where: Message | str = Message("exception_at", {"file": Path(frames[-1].filename).name,
+    where: Message | str = Message("exception_at", {"file": _student_file(frames[-1].filename, root),
                                                     "line": frames[-1].lineno}) if frames else ""
-    if isinstance(exc, SyntaxError):
-        where = Message("exception_at", {"file": Path(exc.filename or "?").name, "line": exc.lineno})
-    return Message("exception", {"type": type(exc).__name__, "message": str(exc), "where": where})
+    message = str(exc)
+    if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
+        where = Message("exception_at", {"file": _student_file(exc.filename or "?", root), "line": exc.lineno})
+        message = exc.msg
+    return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
 
 
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
@@ -172,13 +188,20 @@ class InProcessImpl:
         self.libraries = libraries  # None: any import (the mutation corpus, trusted test data)
         self.framework = framework
         self._package: ModuleType | None = None
+        self._import_failure: Outcome | None = None  # imported once: a failing import is not run again
 
     def _function(self, module: str, function: str) -> Callable:
+        if self._import_failure is not None:
+            raise self._import_failure
         if self._package is None:
             adapter = frameworks.adapter(self.framework)
             adapter.prepare()
             allowed = None if self.libraries is None else (*adapter.imports, *self.libraries)
-            self._package = load_package(self.path, allowed)
+            try:
+                self._package = load_package(self.path, allowed)
+            except Outcome as failure:
+                self._import_failure = failure
+                raise
         return find_function(self._package, module, function)
 
     def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True, budgets=None):

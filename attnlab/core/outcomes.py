@@ -107,3 +107,17 @@ class CheckFailure(AssertionError):
 
 
 RAISED = (Outcome, CheckFailure)  # what a call or check may raise into the checks
+
+# The student's code did not import (the package, or the module of one exercise): every call it affects
+# fails the same way whatever its inputs, so feedback shows it once, without a case's inputs.
+IMPORT_FAILURES = frozenset({"import_failed", "import_package_failed", "grade.import_failed",
+                             "library_not_in_course"})
+
+
+def is_import_failure(exc: BaseException) -> bool:
+    if not isinstance(exc, Outcome):
+        return False
+    message = exc.message
+    if message.key == "raw" and isinstance(message.values.get("text"), Message):
+        message = message.values["text"]  # a runner's message, as the grader passes it on
+    return message.key in IMPORT_FAILURES

@@ -85,8 +85,9 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
     else:
         status = Status.FAILED if passed else next(s for s in SEVERITY if s in statuses)
         score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
-    failures = [c.message for c in checks if not c.passed and c.message]
-    not_applicable = [c.message for c in shown if c.status in EXCLUDED and c.message]
+    # distinct messages only: a problem every check shares (an import failure) is quoted once
+    failures = list(dict.fromkeys(c.message for c in checks if not c.passed and c.message))
+    not_applicable = list(dict.fromkeys(c.message for c in shown if c.status in EXCLUDED and c.message))
     feedback = "\n".join(failures[:FEEDBACK_FAILURES]) if failures else t("passed", lang)
     if len(failures) > FEEDBACK_FAILURES:
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)

@@ -61,12 +61,15 @@ def strip_solutions(source: str, filename: str) -> str:
 
 
 def quiz_template(quiz: QuizSpec) -> str:
-    lines = ["# Your quiz answers: replace each null. Numbers for numeric questions, the letter for choices.\n",
+    lines = ["# Your quiz answers: replace each null. Numbers for numeric questions (64, 0.5, 2,360,064),\n",
+             "# the letter before the ')' for choices (a, b, ...). `attnlab status` checks the format.\n",
+             "# 你的小测验答案：把每个 null 换成答案。数值题填数字，选择题填 “)” 前面的字母。\n",
              "answers:\n"]
     for q in quiz.questions:
         lines.append(f"  # {q.prompt.en} / {q.prompt.zh}\n")
         for key, choice in q.choices.items():
-            lines.append(f"  #   {key}) {choice.en} / {choice.zh}\n")
+            both = choice.en if choice.zh == choice.en else f"{choice.en} / {choice.zh}"
+            lines.append(f"  #   {key}) {both}\n")
         lines.append(f"  {q.id}: null\n")
     return "".join(lines)
 

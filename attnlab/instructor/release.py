@@ -27,7 +27,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from attnlab import __version__
-from attnlab.core import paths
+from attnlab.core import limits, paths
 from attnlab.core.spec import Course, QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
 
@@ -213,7 +213,7 @@ def build_handout(*, out: Path, assignment: str | None = None) -> Path:
     copy_laws(course, handout / "fixtures")
     values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
               "requirements": requirements(HANDOUT_DEPS + course.libraries),
-              "coded_points": sum(e.points for e in course.coded)}
+              "coded_points": sum(e.points for e in course.coded), "time_limit": f"{limits.EXERCISE_CPU_S:g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
         text = env.get_template(f"handout/{template}").render(**values)

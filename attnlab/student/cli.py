@@ -24,15 +24,16 @@ from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
 from attnlab.core.names import slug
 from attnlab.core.outcomes import Outcome, SubmissionError
-from attnlab.core.quiz import read_answers
+from attnlab.core.quiz import problem_lines, quiz_state
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_submission, default_name
-from attnlab.student.text import pad, render_hints, render_result, say, status_word
+from attnlab.student.text import pad, quiz_word, render_hints, render_result, say, status_word
 from attnlab.student.text import width as text_width
+from attnlab.student.timer import time_limited
 
 DEFAULT_PACKAGE = "attention"
 COLUMNS = (18, 9)  # status, checks; the exercise column fits the longest id
@@ -76,11 +77,12 @@ def _row(width: int, name: str, status: str, checks: str, points: str) -> str:
     return pad(name, width) + pad(status, COLUMNS[0]) + pad(checks, COLUMNS[1]) + points
 
 
-def _quiz_row(width: int, quiz: QuizSpec, package: Path, lang: str) -> str:
-    answers = read_answers(package / quiz.answers_file)
-    answered = sum(answers.get(q.id) is not None for q in quiz.questions)
-    status = say("quiz_status", lang, answered=answered, total=len(quiz.questions))
-    return _row(width, quiz.id, status, "", f"  – / {quiz.points:g}  ({say('quiz_later', lang)})")
+def _quiz_row(width: int, quiz: QuizSpec, package: Path, lang: str) -> tuple[str, list[str]]:
+    """The quiz's row (answered / format problem, well-formed answers) and its format problems."""
+    state = quiz_state(quiz, package)
+    row = _row(width, quiz.id, quiz_word(state, lang), f"{state.answered}/{len(quiz.questions)}",
+               f"  – / {quiz.points:g}  ({say('quiz_later', lang)})")
+    return row, problem_lines(quiz, state, lang)
 
 
 def cmd_status(opts, lang: str) -> int:
@@ -95,18 +97,22 @@ def cmd_status(opts, lang: str) -> int:
         print(say("import_failed", lang, problem=problem.text(lang)))
     columns = ("col_exercise", "col_status", "col_checks", "col_points")
     print(_row(width, *(t(column, lang) for column in columns)))
-    earned, possible, unfinished = 0.0, 0.0, None
+    earned, possible, unfinished, quiz_problems = 0.0, 0.0, None, []
     for exercise in course.exercises:
         if isinstance(exercise, QuizSpec):
-            print(_quiz_row(width, exercise, package, lang))
+            row, quiz_problems = _quiz_row(width, exercise, package, lang)
+            print(row)
             continue
-        result = grade_exercise(make_context(exercise, impl, lang=lang), visible_only=True)
+        result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang),
+                                visible_only=True)
         passed = sum(c.passed for c in result.checks)
         print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{len(result.checks)}",
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
         earned, possible = earned + result.score, possible + exercise.points
         unfinished = unfinished or (exercise if result.status != Status.PASSED else None)
     print(_row(width, say("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
+    if quiz_problems:
+        print("\n".join(["", t("student.quiz_problems", lang), *(f"  {line}" for line in quiz_problems)]))
     print()
     print(say("next", lang, id=unfinished.id, title=unfinished.title.get(lang)) if unfinished
           else say("all_done", lang))
@@ -118,7 +124,7 @@ def cmd_check(opts, lang: str) -> int:
     exercise = exercise_spec(opts.exercise, lang)
     package = resolve_package(opts.impl, lang=lang)
     impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
-    result = grade_exercise(make_context(exercise, impl, lang=lang),
+    result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang),
                             visible_only=True)
     print(render_result(exercise, result, lang))
     return 0 if result.status == Status.PASSED else 1
@@ -139,7 +145,7 @@ def cmd_viz(opts, lang: str) -> int:
     package = resolve_package(opts.impl, lang=lang)
     out = Path(opts.output or f"{exercise.id}-attention.png")
     impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
-    problem = viz.draw(exercise, impl, out, lang=lang)
+    problem = viz.draw(exercise, time_limited(impl, exercise.id), out, lang=lang)
     if problem:
         print(say("viz_yours_failed", lang, problem=problem))
     print(say("viz_written", lang, path=out))
@@ -153,10 +159,25 @@ def cmd_submit(opts, lang: str) -> int:
         raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
     print(t("intake.submit_name", lang, name=student))
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
+    for warning in quiz_warnings(package, lang):
+        print(warning)
     if made.skipped:
         print(say("submit_skipped", lang, names=", ".join(made.skipped)))
     print(say("submit_written", lang, path=made.path, count=len(made.files), package=package.name))
     return 0
+
+
+def quiz_warnings(package: Path, lang: str) -> list[str]:
+    """What `attnlab submit` warns about the quiz: unanswered questions, answers that would score nothing."""
+    quiz = next((e for e in load_course(paths.SPEC_DIR).exercises if isinstance(e, QuizSpec)), None)
+    if quiz is None:
+        return []
+    state = quiz_state(quiz, package)
+    warnings = [t("student.submit_malformed", lang, problem=line) for line in problem_lines(quiz, state, lang)]
+    if state.unanswered and state.file_problem is None:
+        warnings.append(t("student.submit_unanswered", lang, file=quiz.answers_file, count=len(state.unanswered),
+                          total=len(quiz.questions), ids=", ".join(state.unanswered)))
+    return warnings
 
 
 def parser() -> argparse.ArgumentParser:
@@ -194,9 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     except Outcome as exc:
         print(f"attnlab {opts.command}: {exc.text(lang)}", file=sys.stderr)
         return 2
-    except (UsageError, UnknownExercise, SubmitError, SpecError) as exc:
+    except SubmitError as exc:
+        print(f"attnlab {opts.command}: {exc.text(lang)}", file=sys.stderr)
+        return 2
+    except (UsageError, UnknownExercise, SpecError) as exc:
         print(f"attnlab {opts.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, also inside the student's code: a line, not a traceback
+        print(t("student.interrupted", lang, command=opts.command), file=sys.stderr)
+        return 130
     except BrokenPipeError:  # e.g. `attnlab check softmax | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

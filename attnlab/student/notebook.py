@@ -1,24 +1,32 @@
 """The checks from a Jupyter cell: `check("softmax", my_softmax)` runs the exercise's visible checks
-on one function and prints the same feedback as `attnlab check` (the misconception diagnosis included).
+on one function and shows the same feedback as `attnlab check` (the misconception diagnosis included).
 
     from attnlab.student.notebook import check, hint
-    result = check("softmax", my_softmax)          # an ExerciseResult; result.status == "passed" when done
+    result = check("softmax", my_softmax)          # result.status == "passed" when done; result.checks
     hint("softmax", lang="zh")
 
+Feedback is shown once: as HTML in Jupyter (and other IPython frontends), as text elsewhere. What check()
+and hint() return does not show it a second time when it is a cell's last value; shown in a later cell
+(`result` alone) it displays again, and in a plain Python prompt its repr is one line.
+
 The function is called by keyword exactly like `run_softmax` (same argument names); its name does not
-matter. The exercise's other functions are not needed: only `fn` is checked.
+matter. The exercise's other functions are not needed: only `fn` is checked. Its calls share the time
+limit an exercise has when graded (attnlab.student.timer).
 """
 
+import sys
 from collections.abc import Callable
 
 from attnlab.core import paths
-from attnlab.core.i18n import default_lang
+from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.results import ExerciseResult
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec import ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
-from attnlab.student.text import render_hints, render_result, say
+from attnlab.student.html_view import as_html
+from attnlab.student.text import Line, as_text, hint_lines, result_lines, say, status_word
+from attnlab.student.timer import time_limited
 
 
 class UnknownExercise(ValueError):
@@ -38,21 +46,98 @@ def exercise_spec(exercise_id: str, lang: str) -> ExerciseSpec:
     return exercise
 
 
-def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True) -> ExerciseResult:
-    """Run the visible checks of `exercise_id` on `fn`; print the feedback (unless show=False)."""
+def _shell():
+    """The running IPython shell (Jupyter kernel or terminal), or None; IPython is never imported here."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
+class Shown:
+    """Feedback shown once: `show()` displays it (HTML in IPython, text elsewhere); IPython does not
+    display it again as the value of the cell that showed it."""
+
+    def __init__(self, lines: list[Line]):
+        self.lines, self.text = lines, as_text(lines)
+        self._shown_in: int | None = None  # the IPython cell that showed it
+
+    def _repr_html_(self) -> str:
+        return as_html(self.lines)
+
+    def _ipython_display_(self) -> None:
+        shell = _shell()
+        if shell is not None and self._shown_in == shell.execution_count:
+            return  # check() showed it in this very cell: the cell's value must not repeat it
+        from IPython.display import display
+
+        display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
+
+    def show(self) -> None:
+        shell = _shell()
+        if shell is None:
+            print(self.text)
+            return
+        self._shown_in = None
+        self._ipython_display_()
+        self._shown_in = shell.execution_count
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class CheckReport(Shown):
+    """What check() returns: the ExerciseResult (`.result`; its fields also read directly: `.status`,
+    `.score`, `.checks`, `.feedback`) and the feedback shown for it."""
+
+    def __init__(self, result: ExerciseResult, lines: list[Line], lang: str):
+        super().__init__(lines)
+        self.result, self._lang = result, lang
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # IPython probes _repr_*_ methods; never forward private names
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    def __repr__(self) -> str:
+        r = self.result
+        return t("student.nb_result", self._lang, id=r.id, status=status_word(r.status, self._lang), score=r.score,
+                 points=r.max_score)
+
+
+class HintText(str):
+    """What hint() returns: the text itself (a str), shown once like check()'s feedback."""
+
+    def __new__(cls, lines: list[Line], exercise_id: str, lang: str):
+        text = super().__new__(cls, as_text(lines))
+        text.shown = Shown(lines)
+        text._label = t("student.nb_hint", lang, id=exercise_id)
+        return text
+
+    def _repr_html_(self) -> str:
+        return self.shown._repr_html_()
+
+    def _ipython_display_(self) -> None:
+        self.shown._ipython_display_()
+
+    def __repr__(self) -> str:
+        return self._label
+
+
+def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True) -> CheckReport:
+    """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False)."""
     lang = lang or default_lang()
     exercise = exercise_spec(exercise_id, lang)
-    ctx = make_context(exercise, FunctionImpl(fn, function=exercise.function), lang=lang)
-    result = grade_exercise(ctx, visible_only=True)
+    impl = time_limited(FunctionImpl(fn, function=exercise.function), exercise.id)
+    result = grade_exercise(make_context(exercise, impl, lang=lang), visible_only=True)
+    report = CheckReport(result, result_lines(exercise, result, lang), lang)
     if show:
-        print(render_result(exercise, result, lang))
-    return result
+        report.show()
+    return report
 
 
-def hint(exercise_id: str, *, lang: str | None = None, show: bool = True) -> str:
-    """What `exercise_id` asks for and its hints; printed, and returned."""
+def hint(exercise_id: str, *, lang: str | None = None, show: bool = True) -> HintText:
+    """What `exercise_id` asks for and its hints; shown (unless show=False), and returned as text."""
     lang = lang or default_lang()
-    text = render_hints(exercise_spec(exercise_id, lang), lang)
+    text = HintText(hint_lines(exercise_spec(exercise_id, lang), lang), exercise_id, lang)
     if show:
-        print(text)
+        text.shown.show()
     return text

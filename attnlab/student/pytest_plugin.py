@@ -7,6 +7,11 @@ question, marked with the exercise id; `--impl`, `--lang`; a points table at the
 
 It is registered as a `pytest11` entry point of the installed package, so pytest loads it (and knows
 `--impl`) wherever it runs; it collects only the spec files of this project.
+
+The report stays short while little is done: an exercise whose first check finds it not implemented (or
+out of time) reports that once, as "not implemented" rather than a failure, and its other checks are
+skipped, as grading stops there too; a failure word for word the same as one above (code that does not
+import) is reported once. The points table ends the run, in the chosen language.
 """
 
 from pathlib import Path
@@ -17,11 +22,14 @@ from attnlab.core import paths, shutdown
 from attnlab.core.checks import hint_line, run_case, run_property
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl
-from attnlab.core.quiz import answer_key, grade_quiz, read_answers, summarise_quiz
+from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, summarise
 from attnlab.core.spec import QuizSpec
 from attnlab.core.spec_load import load_course
+from attnlab.core.status import STOPS, Status
+from attnlab.student.text import pad, quiz_word, status_word
+from attnlab.student.timer import time_limited
 
 STATE = pytest.StashKey[dict]()
 
@@ -42,7 +50,8 @@ def pytest_configure(config):
     if not impl_path.is_absolute():
         impl_path = (Path(config.rootpath) / impl_path).resolve()
     config.stash[STATE] = {"course": None, "impl": InProcessImpl(impl_path, name=impl_path.name, libraries=()),
-                           "lang": config.getoption("--lang") or default_lang(), "contexts": {}, "results": {}}
+                           "lang": config.getoption("--lang") or default_lang(), "contexts": {}, "results": {},
+                           "stopped": {}, "reported": {}}
 
 
 def _course(config):
@@ -81,17 +90,35 @@ class CheckFailed(Exception):
 
 
 class CheckItem(pytest.Item):
+    not_implemented = False  # reported in its own category, not as a failure (see the module docstring)
+
     def __init__(self, *, exercise, kind: str, spec, **kwargs):
         super().__init__(**kwargs)
         self.exercise, self.kind, self.spec = exercise, kind, spec
 
     def runtest(self):
-        result = self._result()
         state = self.config.stash[STATE]
-        state["results"].setdefault(self.exercise.id, []).append(result)
-        if not result.passed:
-            hint = "" if self.kind == "question" else "\n" + hint_line(self.exercise, state["lang"], [result])
-            raise CheckFailed((result.message or str(result.status)) + hint)
+        lang, results = state["lang"], state["results"].setdefault(self.exercise.id, [])
+        stopped = state["stopped"].get(self.exercise.id)
+        if stopped is not None:  # grading would not run it either
+            results.append(CheckResult(self.name, False, stopped.status, "", kind=self._kind()))
+            pytest.skip(t("student.not_run_after", lang, id=self.exercise.id, check=stopped.name,
+                          status=status_word(stopped.status, lang)))
+        result = self._result()
+        results.append(result)
+        if result.passed:
+            return
+        self.not_implemented = result.status == Status.NOT_IMPLEMENTED  # a stub, or a question not answered
+        if result.status in STOPS and self.kind != "question":
+            state["stopped"][self.exercise.id] = result
+        first = state["reported"].setdefault(result.message, f"{self.exercise.id}/{self.name}")
+        if result.message and first != f"{self.exercise.id}/{self.name}":
+            pytest.skip(t("student.not_run_same", lang, where=first))
+        hint = "" if self.kind == "question" else "\n" + hint_line(self.exercise, lang, [result])
+        raise CheckFailed((result.message or str(result.status)) + hint)
+
+    def _kind(self) -> str:
+        return "property" if self.kind == "property" else "case"
 
     def _result(self) -> CheckResult:
         if self.kind == "question":
@@ -111,35 +138,94 @@ class CheckItem(pytest.Item):
 def _context(config, exercise):
     state = config.stash[STATE]
     if exercise.id not in state["contexts"]:
-        state["contexts"][exercise.id] = make_context(exercise, state["impl"], lang=state["lang"])
+        # one time limit per exercise, shared by its items, as in grading
+        impl = time_limited(state["impl"], exercise.id)
+        state["contexts"][exercise.id] = make_context(exercise, impl, lang=state["lang"])
     return state["contexts"][exercise.id]
 
 
 def _question(config, quiz: QuizSpec, question) -> CheckResult:
+    """Graded against the key where it is here; in a handout (no key) only the answer's format is checked."""
     state = config.stash[STATE]
     key = answer_key(quiz)
     if key is None:
-        pytest.skip("the quiz key is not shipped here; it is graded by grade.py")
+        answers = quiz_state(quiz, state["impl"].path)
+        problems = problem_lines(quiz, answers, state["lang"]) if answers.file_problem else [
+            t("quiz_format_line", state["lang"], file=quiz.answers_file, id=question.id, problem=problem)
+            for problem in [answers.answers[question.id].problem] if problem is not None]
+        if problems:
+            return CheckResult(question.id, False, Status.FAILED, problems[0])
+        said = "quiz_answered" if answers.answers[question.id].given else "quiz_unanswered"
+        pytest.skip(t("student.quiz_later", state["lang"], state=t(f"student.{said}", state["lang"])))
     answers = read_answers(state["impl"].path / quiz.answers_file)
     result = grade_quiz(quiz, answers, key, lang=state["lang"])
     return next(c for c in result.checks if c.name == question.id)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "call" and getattr(item, "not_implemented", False):
+        report.attnlab_not_implemented = True
+    return report
+
+
+def pytest_report_teststatus(report, config):
+    if getattr(report, "attnlab_not_implemented", False):
+        state = config.stash.get(STATE, None)
+        word = t("student.not_implemented_word", state["lang"] if state else "en")
+        return word, "N", (word.upper(), {"yellow": True})
+    return None
+
+
+COLUMNS = (36, 18, 10)  # exercise, status, checks; then points
+
+
+def _row(*cells: str) -> str:
+    return "".join(pad(cell, width) for cell, width in zip(cells, COLUMNS)) + cells[-1]
+
+
+def _not_implemented_lines(config, lang: str) -> list[str]:
+    stopped = config.stash[STATE]["stopped"]
+    return [t("student.not_implemented_row", lang, id=ex.id, function=ex.function, module=ex.module)
+            for ex in _course(config).exercises if ex.id in stopped and stopped[ex.id].status == Status.NOT_IMPLEMENTED]
+
+
+def _quiz_row(quiz: QuizSpec, state: dict) -> str:
+    """The quiz where its key is not here (a handout): how much is answered, graded when submitted."""
+    answers, lang = quiz_state(quiz, state["impl"].path), state["lang"]
+    return _row(quiz.id, quiz_word(answers, lang), f"{answers.answered}/{len(quiz.questions)}",
+                f"  – / {quiz.points:g}  ({t('cli.quiz_later', lang)})")
+
+
+def pytest_collection_finish(session):
+    state = session.config.stash.get(STATE, None)
+    if state is not None:
+        state["selected"] = {item.exercise.id for item in session.items if isinstance(item, CheckItem)}
+
+
 def pytest_terminal_summary(terminalreporter, config):
     state = config.stash.get(STATE, None)
-    if not state or not state["results"]:
+    if not state or not (state["results"] or state.get("selected")):
         return
     lang, rows, earned, possible = state["lang"], [], 0.0, 0.0
     for ex in _course(config).exercises:
         checks = state["results"].get(ex.id)
+        if isinstance(ex, QuizSpec) and answer_key(ex) is None:
+            rows += [_quiz_row(ex, state)] if ex.id in state.get("selected", ()) else []
+            continue
         if not checks:
             continue
         result = summarise_quiz(ex, checks, lang) if isinstance(ex, QuizSpec) else summarise(ex, checks, lang)
-        rows.append((ex.id, result.status, result.score, ex.points, sum(c.passed for c in checks), len(checks)))
+        passed = sum(c.passed for c in checks)
+        rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{len(checks)}",
+                         f"{result.score:6.2f} / {ex.points:g}"))
         earned, possible = earned + result.score, possible + ex.points
     tr = terminalreporter
     tr.section(t("summary_title", lang, impl=state["impl"].name))
-    tr.write_line(f"{'exercise':<36}{'status':<17}{'checks':>8}{'points':>14}")
-    for ex_id, status, score, points, passed, total in rows:
-        tr.write_line(f"{ex_id:<36}{status:<17}{passed:>4}/{total:<3}{score:>9.2f} / {points:g}")
-    tr.write_line(f"{t('total', lang):<36}{'':<17}{'':>8}{earned:>9.2f} / {possible:g}")
+    for line in _not_implemented_lines(config, lang):
+        tr.write_line(line)
+    tr.write_line(_row(*(t(key, lang) for key in ("col_exercise", "col_status", "col_checks", "col_points"))))
+    for row in rows:
+        tr.write_line(row)
+    tr.write_line(_row(t("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))

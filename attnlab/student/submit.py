@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab import __version__
+from attnlab.core.i18n import Message
 from attnlab.core.names import SUBMIT_SUFFIX, slug
 
 # The grader's caps on an upload (attnlab/grade/batch/submissions.py, not shipped in the handout).
@@ -29,7 +30,15 @@ MANIFEST_FORMAT = "attnlab-submission/2"  # /2 added "student"
 
 
 class SubmitError(ValueError):
-    """The package cannot be zipped for upload; the message says which file or limit."""
+    """The package cannot be zipped for upload; the message (catalogue key "student.<key>") says which file
+    or limit; `text(lang)` in the reader's language, str() in English."""
+
+    def __init__(self, key: str, **values):
+        self.message = Message(f"student.{key}", values)
+        super().__init__(self.message.text("en"))
+
+    def text(self, lang: str) -> str:
+        return self.message.text(lang)
 
 
 @dataclass(frozen=True)
@@ -87,13 +96,12 @@ def manifest(package: Path, files: list[Path], student: str) -> dict:
 
 def _check_package(package: Path, files: list[Path]) -> None:
     if not (package / "__init__.py").is_file():
-        raise SubmitError(f"{package} is not your package: it has no __init__.py")
+        raise SubmitError("submit_no_package", path=str(package))
     if len(files) + 1 > MAX_ENTRIES:
-        raise SubmitError(f"{package} has {len(files)} files; an upload may hold at most {MAX_ENTRIES - 1}")
+        raise SubmitError("submit_too_many", path=str(package), count=len(files), limit=MAX_ENTRIES - 1)
     total = sum(p.stat().st_size for p in files)
     if total > MAX_TOTAL_BYTES:
-        raise SubmitError(f"{package} holds {total >> 20} MB; an upload may hold at most "
-                          f"{MAX_TOTAL_BYTES >> 20} MB (remove data files and checkpoints)")
+        raise SubmitError("submit_too_big", path=str(package), mb=total >> 20, limit=MAX_TOTAL_BYTES >> 20)
 
 
 def build_submission(package: Path, *, out_dir: Path, student: str) -> SubmissionZip:
@@ -103,7 +111,7 @@ def build_submission(package: Path, *, out_dir: Path, student: str) -> Submissio
     _check_package(package, files)
     target = Path(out_dir) / f"{student}{SUBMIT_SUFFIX}.zip"
     if target.resolve().is_relative_to(package):
-        raise SubmitError(f"{target} would be inside the package it zips; run attnlab submit from elsewhere")
+        raise SubmitError("submit_inside", path=str(target))
     info = manifest(package, files, student)
     tmp = target.with_name(f".{target.name}.tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:

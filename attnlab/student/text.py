@@ -3,8 +3,10 @@
 """
 
 import unicodedata
+from dataclasses import dataclass
 
 from attnlab.core.i18n import known, t
+from attnlab.core.quiz import QuizState
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import Status
@@ -20,6 +22,15 @@ def status_word(status: str, lang: str) -> str:
     return t(key, lang) if known(key) else str(status)
 
 
+def quiz_word(state: QuizState, lang: str) -> str:
+    """The quiz's status in `attnlab status`: a format problem first, else how much is answered."""
+    if state.file_problem is not None or state.malformed or state.unknown:
+        return t("student.quiz_to_fix", lang)
+    key = ("quiz_answered" if not state.unanswered else
+           "quiz_unanswered" if len(state.unanswered) == len(state.answers) else "quiz_partly")
+    return t(f"student.{key}", lang)
+
+
 def width(text: str) -> int:
     """Columns a terminal uses for `text` (CJK characters take two)."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -29,45 +40,78 @@ def pad(text: str, columns: int) -> str:
     return text + " " * max(columns - width(text), 0)
 
 
-def _indent(text: str, prefix: str) -> str:
-    return "\n".join(prefix + line for line in text.splitlines())
+@dataclass(frozen=True)
+class Line:
+    """One line of feedback, what it is and how deep it sits; rendered as text (`as_text`) or as HTML
+    for a notebook (attnlab.student.html_view), so both show the same thing."""
+
+    text: str
+    kind: str = "plain"  # heading, passed, failed, detail (a multi-line message), note, hint, score
+    depth: int = 0
+
+    MARKS = {"passed": "✓ ", "failed": "✗ ", "hint": "- "}
+
+    def as_text(self) -> str:
+        prefix = "  " * self.depth + self.MARKS.get(self.kind, "")
+        return "\n".join(prefix + line for line in self.text.splitlines() or [""])
 
 
-def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[str]:
-    lines, not_run = [], 0
+def as_text(lines: list[Line]) -> str:
+    return "\n".join(line.as_text() for line in lines)
+
+
+def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
+    lines, not_run, repeated, shown = [], 0, 0, set()
     for check in checks:
         kind = say(check.kind, lang)
         if check.passed:
-            lines.append(f"  ✓ {kind} {check.name}")
+            lines.append(Line(f"{kind} {check.name}", "passed", 1))
         elif not check.message:
             not_run += 1  # skipped after a not-implemented or timeout outcome
+        elif check.message in shown:
+            repeated += 1  # word for word a failure above (code that does not import): said once
         else:
-            lines.append(f"  ✗ {kind} {check.name}: {status_word(check.status, lang)}")
-            lines.append(_indent(check.message, "      "))
+            shown.add(check.message)
+            lines.append(Line(f"{kind} {check.name}: {status_word(check.status, lang)}", "failed", 1))
+            lines.append(Line(check.message, "detail", 3))
+    if repeated:
+        lines.append(Line(t("student.same_failure", lang, count=repeated), "note", 1))
     if not_run:
-        lines.append("  " + say("not_run", lang, count=not_run))
+        lines.append(Line(say("not_run", lang, count=not_run), "note", 1))
+    return lines
+
+
+def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> list[Line]:
+    """Heading, each check, hints, then the score line: what `attnlab check` and check() show."""
+    lines = [Line(say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points),
+                  "heading")]
+    if result.status == Status.NOT_IMPLEMENTED:
+        lines.append(Line(say("start_here", lang, function=exercise.function, module=exercise.module), "note", 1))
+    lines += _check_lines(result.checks, lang)
+    if result.status not in (Status.PASSED, Status.NOT_IMPLEMENTED):
+        lines.append(Line(say("hints_title", lang, id=exercise.id), "note", 1))
+        own = list(dict.fromkeys(c.hint for c in result.checks if not c.passed and c.hint))
+        lines += [Line(hint, "hint", 2) for hint in own or exercise.hints.get(lang) or exercise.hints["en"]]
+    lines.append(Line(say("score", lang, score=result.score, points=exercise.points,
+                          passed=sum(c.passed for c in result.checks), total=len(result.checks),
+                          status=status_word(result.status, lang)), "score"))
     return lines
 
 
 def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> str:
-    """The block `attnlab check` prints: heading, each check, hint, then the score line."""
-    lines = [say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points)]
-    if result.status == Status.NOT_IMPLEMENTED:
-        lines.append("  " + say("start_here", lang, function=exercise.function, module=exercise.module))
-    lines += _check_lines(result.checks, lang)
-    if result.status not in (Status.PASSED, Status.NOT_IMPLEMENTED):
-        lines.append("  " + say("hints_title", lang, id=exercise.id))
-        own = list(dict.fromkeys(c.hint for c in result.checks if not c.passed and c.hint))
-        lines += [f"    - {hint}" for hint in own or exercise.hints.get(lang) or exercise.hints["en"]]
-    lines.append(say("score", lang, score=result.score, points=exercise.points,
-                     passed=sum(c.passed for c in result.checks), total=len(result.checks),
-                     status=status_word(result.status, lang)))
-    return "\n".join(lines)
+    """The block `attnlab check` prints."""
+    return as_text(result_lines(exercise, result, lang))
+
+
+def hint_lines(exercise: ExerciseSpec, lang: str) -> list[Line]:
+    """What the function must do, then every hint of the spec."""
+    hints = exercise.hints.get(lang) or exercise.hints["en"]
+    heading = say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points)
+    return [Line(heading, "heading"), Line(say("what_to_do", lang)),
+            Line(exercise.description.get(lang).strip(), "plain", 1), Line(say("hints_title", lang, id=exercise.id)),
+            *[Line(hint, "hint", 1) for hint in hints]]
 
 
 def render_hints(exercise: ExerciseSpec, lang: str) -> str:
-    """`attnlab hint`: what the function must do, then every hint of the spec."""
-    hints = exercise.hints.get(lang) or exercise.hints["en"]
-    heading = say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points)
-    return "\n".join([heading, say("what_to_do", lang), "  " + exercise.description.get(lang).strip(),
-                      say("hints_title", lang, id=exercise.id), *[f"  - {hint}" for hint in hints]])
+    """`attnlab hint`."""
+    return as_text(hint_lines(exercise, lang))

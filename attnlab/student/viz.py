@@ -14,7 +14,7 @@ import torch
 
 from attnlab.core import fixtures, paths
 from attnlab.core.exercises import code_for
-from attnlab.core.i18n import t
+from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, find_function
 from attnlab.core.outcomes import Outcome
 from attnlab.core.scoring import load_reference
@@ -34,6 +34,13 @@ def drawable(course: Course) -> list[str]:
 
 def student_weights(exercise: ExerciseSpec, impl: Implementation, lang: str) -> tuple[np.ndarray | None, str]:
     """The student's picture, or (None, what went wrong) — a crash or a wrong shape is shown, not raised."""
+    weights, problem = student_picture(exercise, impl)
+    return weights, "" if problem is None else problem.text(lang)
+
+
+def student_picture(exercise: ExerciseSpec, impl: Implementation) -> tuple[np.ndarray | None, Message | None]:
+    """student_weights, with what went wrong as a Message (to be said in the console's and the figure's
+    language, which differ where no CJK font is installed)."""
     def call(**kwargs):
         [got] = impl.call_many(exercise=exercise.id, module=exercise.module, function=exercise.function,
                                calls=[kwargs], forbidden_calls=())
@@ -42,11 +49,11 @@ def student_weights(exercise: ExerciseSpec, impl: Implementation, lang: str) -> 
         return got.output
     try:
         with torch.no_grad():
-            return picture_of(exercise).compute(call), ""
+            return picture_of(exercise).compute(call), None
     except Outcome as outcome:
-        return None, outcome.text(lang)
+        return None, outcome.message
     except (ValueError, RuntimeError, IndexError, TypeError) as exc:  # e.g. a wrong shape: no weights to read
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, Message("raw", {"text": f"{type(exc).__name__}: {exc}"})
 
 
 def reference_weights(exercise: ExerciseSpec) -> np.ndarray | None:
@@ -86,7 +93,7 @@ def _panel(ax, data: np.ndarray | None, kind: str, title: str, problem: str):
 
 def figure(exercise: ExerciseSpec, yours: np.ndarray | None, problem: str, reference: np.ndarray | None,
            *, lang: str):
-    """Two rows (yours, reference) of one panel per head."""
+    """Yours beside the reference's: one row per head, yours on the left, the reference's on the right."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -96,22 +103,23 @@ def figure(exercise: ExerciseSpec, yours: np.ndarray | None, problem: str, refer
     picture = picture_of(exercise)
     shown = next((a for a in (reference, yours) if a is not None), np.zeros((1, 1, 1)))
     heads = shown.shape[0]
-    fig = Figure(figsize=(3.4 * heads + 1.2, 7.0), layout="constrained")
-    axes = fig.subplots(2, heads, squeeze=False)
+    fig = Figure(figsize=(8.0, 3.4 * heads + 1.4), layout="constrained")
+    axes = fig.subplots(heads, 2, squeeze=False)
     if yours is not None and reference is not None and yours.shape == reference.shape:
         problem = f"{word['diff']} = {np.abs(yours - reference).max():.3g}"
     elif yours is not None and reference is not None:
-        problem, yours = f"shape {yours.shape} != {reference.shape}", None
-    for row, (label, data) in enumerate(((word["yours"], yours), (word["reference"], reference))):
+        problem, yours = t("viz.shape_differs", lang, yours=yours.shape, reference=reference.shape), None
+    for column, (label, data) in enumerate(((word["yours"], yours), (word["reference"], reference))):
         for h in range(heads):
-            note = f"\n{problem}" if row == 0 and data is not None else ""
+            note = f"\n{problem}" if column == 0 and data is not None and h == 0 else ""
             title = label + (f" · {word['head']} {h}" if heads > 1 else "") + note
-            image = _panel(axes[row][h], None if data is None else data[h], picture.kind, title,
-                           problem if data is not None or row == 0 else word["missing"])
+            ax = axes[h][column]
+            image = _panel(ax, None if data is None else data[h], picture.kind, title,
+                           problem if data is not None or column == 0 else word["missing"])
             if image is not None:
-                axes[row][h].set_xlabel(word["key"], fontsize=8)
-                axes[row][h].set_ylabel(word["query"], fontsize=8)
-                fig.colorbar(image, ax=axes[row][h], shrink=0.8)
+                ax.set_xlabel(word["key"], fontsize=8)
+                ax.set_ylabel(word["query"], fontsize=8)
+                fig.colorbar(image, ax=ax, shrink=0.8)
     chars = int(fig.get_figwidth() * (6 if lang == "zh" else 11))  # what fits across the figure
     heading = [f"{exercise.id}: {exercise.title.get(lang)}", picture.caption.get(lang)]
     fig.suptitle("\n".join(textwrap.fill(line, chars) for line in heading), fontsize=11)
@@ -122,15 +130,16 @@ def draw(exercise: ExerciseSpec, impl: Implementation, out: Path, *, lang: str) 
     """Write the PNG to `out`; return what went wrong with the student's side ('' if nothing)."""
     from matplotlib import rc_context
 
-    yours, problem = student_weights(exercise, impl, lang)
+    yours, problem = student_picture(exercise, impl)
     font = _cjk_font() if lang == "zh" else None
-    lang = lang if font or lang != "zh" else "en"  # no CJK font: English labels rather than empty boxes
+    drawn_in = lang if font or lang != "zh" else "en"  # no CJK font: English labels rather than empty boxes
     rc = {"font.sans-serif": [font, "DejaVu Sans"]} if font else {}
     with rc_context(rc):
-        fig = figure(exercise, yours, problem, reference_weights(exercise), lang=lang)
+        fig = figure(exercise, yours, problem.text(drawn_in) if problem else "", reference_weights(exercise),
+                     lang=drawn_in)
         out.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out, dpi=110)
-    return "" if yours is not None else problem
+    return problem.text(lang) if problem else ""
 
 
 def viz_arrays(course: Course, reference) -> dict[str, np.ndarray]:

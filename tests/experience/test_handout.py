@@ -193,7 +193,9 @@ def test_a_new_student_goes_from_zero_to_a_passing_softmax(handout, tmp_path):
     assert fresh.stdout.startswith("reference importable: False\n")
     total = sum(e.points for e in load_course(paths.SPEC_DIR).coded)
     assert re.search(rf"total\s+0\.00 / {total:g}\n", fresh.stdout), fresh.stdout[-3000:]
-    assert fresh.returncode == 1 and "not_implemented" in fresh.stdout
+    assert fresh.returncode == 1 and re.search(r"softmax\s+not implemented\s+0/", fresh.stdout)
+    assert len(fresh.stdout.splitlines()) <= 35 and "FAILURES" not in fresh.stdout, fresh.stdout  # compact
+    assert re.search(r"quiz\s+not answered\s+0/9\s+– / 6", fresh.stdout)
 
     softmax = student / PACKAGE / "softmax.py"
     stub = softmax.read_text(encoding="utf-8")
@@ -214,3 +216,18 @@ def test_a_new_student_goes_from_zero_to_a_passing_softmax(handout, tmp_path):
     assert re.search(r"rope\s+not implemented", status.stdout)
     assert re.search(rf"total \(visible checks\)\s+8\.00 / {total:g}\n", status.stdout), status.stdout
     assert "Next: simple_self_attention" in status.stdout and str(student / PACKAGE) in status.stdout
+
+
+def test_a_package_anywhere_is_checked_and_the_quiz_format_too(handout, tmp_path):
+    """`--impl` with an absolute path outside the handout (pytest then looks for conftest files there: the
+    option comes from the installed plugin), and a quiz answer in the wrong format fails before submitting."""
+    student = shutil.copytree(handout, tmp_path / "handout")
+    mine = shutil.copytree(student / PACKAGE, tmp_path / "elsewhere" / "mine")
+    softmax = mine / "softmax.py"
+    softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, SOFTMAX), encoding="utf-8")
+    (mine / "quiz.yaml").write_text("answers:\n  exercise_3_3_parameter_count: 2,360,064\n  query_role: e\n")
+    done = run_in(student, "pytest", "-q", "--impl", str(mine), "-m", "softmax or quiz")
+    assert "unrecognized arguments" not in done.stderr and "(mine)" in done.stdout, done.stdout + done.stderr
+    assert re.search(rf"softmax\s+passed\s+{SOFTMAX_VISIBLE}/{SOFTMAX_VISIBLE}\s+8\.00 / 8\n", done.stdout)
+    assert "quiz.yaml: query_role: 'e' is not one of the choices a, b, c" in done.stdout
+    assert re.search(r"quiz\s+format problem\s+1/9", done.stdout) and done.returncode == 1

@@ -1,13 +1,17 @@
 """check("softmax", my_softmax) from a notebook cell: the same visible checks and feedback as attnlab."""
 
+import os
+
 import pytest
 import torch
 
-from attnlab.core import paths
+from attnlab.core import limits, paths
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.outcomes import NotImplementedByStudent
 from attnlab.core.spec_load import load_course
 from attnlab.student.notebook import UnknownExercise, check, hint
+
+SOFTMAX = load_course(paths.SPEC_DIR).get("softmax")
 
 
 def good_softmax(in_features, dim):
@@ -64,4 +68,76 @@ def test_the_stand_in_answers_only_for_its_own_function():
 
 def test_hint_returns_and_prints(capsys):
     text = hint("causal_mask", lang="en")
-    assert "Hints for causal_mask:" in text and text in capsys.readouterr().out
+    assert "Hints for causal_mask:" in text and capsys.readouterr().out == text + "\n"
+    assert repr(text) == "<hints for causal_mask: print(...) or str(...) for the text>"
+
+
+def test_outside_ipython_the_feedback_is_printed_once_and_the_value_is_one_line(capsys):
+    report = check("softmax", good_softmax, lang="en")
+    printed = capsys.readouterr().out
+    assert printed.count("softmax: Numerically stable softmax") == 1
+    assert repr(report) == "<softmax: passed, 8.00 / 8 points; .status .score .checks .feedback>"
+    assert str(report) + "\n" == printed and report.result.score == report.score == 8.0
+
+
+def test_the_html_view_shows_each_check_with_every_text_escaped():
+    def raises_markup(in_features, dim):
+        raise ValueError("<script>alert(1)</script>")
+
+    html = check("softmax", raises_markup, lang="en", show=False)._repr_html_()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
+    visible = len([c for c in SOFTMAX.cases if c.visible]) + len([p for p in SOFTMAX.properties if p.visible])
+    assert html.count("<pre") == html.count("✗ ") == visible and "✗ case last_dim: error" in html
+    passing = check("softmax", good_softmax, lang="zh", show=False)._repr_html_()
+    assert passing.count("✓ 用例") == len([c for c in SOFTMAX.cases if c.visible]) and "8.00 / 8" in passing
+
+
+def test_an_endless_function_times_out_as_when_graded(monkeypatch):
+    monkeypatch.setattr(limits, "EXERCISE_CPU_S", 0.5)
+
+    def endless(in_features, dim):
+        while True:
+            in_features = in_features + 0
+
+    result = check("softmax", endless, lang="en", show=False)
+    assert result.status == "timeout" and "used more than its 0.5 s of CPU time" in result.feedback
+
+
+SETUP = """
+import torch
+from attnlab.student.notebook import check, hint
+
+def my_softmax(in_features, dim):
+    exps = torch.exp(in_features - in_features.amax(dim=dim, keepdim=True))
+    return exps / exps.sum(dim=dim, keepdim=True)
+"""
+
+
+@pytest.mark.e2e
+def test_in_a_jupyter_kernel_feedback_is_displayed_once_as_html():
+    """A real kernel, as a notebook front end drives it: every output message of each cell is collected."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    env = {**os.environ, "PYTHONPATH": str(paths.ROOT)}
+    kernel, client = manager.start_new_kernel(kernel_name="python3", startup_timeout=120, env=env, cwd=str(paths.ROOT))
+
+    def cell(code: str) -> list[dict]:
+        outputs = []
+        reply = client.execute_interactive(code, timeout=180, output_hook=lambda msg: outputs.append(msg) if msg[
+            "msg_type"] in ("display_data", "execute_result", "stream", "error") else None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return [(msg["msg_type"], msg["content"].get("data") or msg["content"].get("text")) for msg in outputs]
+
+    try:
+        assert cell(SETUP) == []
+        for code in ('check("softmax", my_softmax, lang="en")', 'result = check("softmax", my_softmax, lang="en")',
+                     "result"):
+            [(kind, data)] = cell(code)  # once, whether the call is the cell's value or not
+            assert kind == "display_data" and "✓ case last_dim" in data["text/html"], (code, kind, data)
+            assert "8.00 / 8" in data["text/plain"] and "ExerciseResult(" not in str(data)
+        [(kind, data)] = cell('hint("rope", lang="zh")')
+        assert kind == "display_data" and "rope 的提示" in data["text/html"]
+        [(kind, data)] = cell("result.status, result.score")
+        assert kind == "execute_result" and data["text/plain"] == "(<Status.PASSED: 'passed'>, 8.0)"
+    finally:
+        client.stop_channels()
+        kernel.shutdown_kernel(now=True)

@@ -5,8 +5,10 @@ import hashlib
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import limits, paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
 from attnlab.student import submit
@@ -56,7 +58,7 @@ def test_status_lists_every_exercise_with_status_and_visible_points(capsys, monk
     assert code == 0
     assert re.search(rf"softmax\s+passed\s+{SOFTMAX_VISIBLE}/{SOFTMAX_VISIBLE}\s+8\.00 / 8\n", out)
     assert re.search(rf"self_attention\s+not implemented\s+0/{_visible_checks('self_attention')}\s+0\.00 / 8\n", out)
-    assert re.search(r"quiz\s+answered \d/9\s+– / 6", out)
+    assert re.search(r"quiz\s+partly answered\s+8/9\s+– / 6", out)  # alice left one null
     total = re.search(r"total \(visible checks\)\s+([\d.]+) / 94\n", out)
     rows = re.findall(r"^\w+\s+[a-z ]+\s+\d+/\d+\s+([\d.]+) / \d+$", out, re.MULTILINE)
     assert total and float(total.group(1)) == pytest.approx(sum(map(float, rows))) and len(rows) == 12
@@ -194,3 +196,76 @@ def test_console_script_is_installed():
     done = subprocess.run([attnlab, "hint", "softmax", "--lang", "en"], check=False, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and "Hints for softmax:" in done.stdout
+
+
+def test_status_checks_the_quiz_format_and_submit_warns_but_still_zips(capsys, tmp_path, monkeypatch):
+    package = package_with_softmax(tmp_path)
+    (package / "quiz.yaml").write_text("answers:\n  exercise_3_3_parameter_count: 2,360,064\n  query_role: b\n"
+                                       "  key_role: d\n  dot_product_variance_scaled: one\n", encoding="utf-8")
+    code, out, _ = run(capsys, "status", "--impl", str(package), "--lang", "en")
+    assert code == 0 and re.search(r"quiz\s+format problem\s+2/9\s+– / 6", out)
+    assert "quiz.yaml: key_role: 'd' is not one of the choices a, b, c" in out
+    assert "quiz.yaml: dot_product_variance_scaled: 'one' is not a number" in out
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "mine")
+    assert code == 0 and (tmp_path / "mine-submission.zip").is_file()
+    assert "warning: quiz.yaml: key_role: 'd' is not one of the choices" in out
+    assert re.search(r"warning: quiz.yaml: 5 of 9 questions not answered: dot_product_variance_unscaled, "
+                     r"exercise_3_2_argument, exercise_3_2_value, value_role, causal_mask_prevents", out)
+    (package / "quiz.yaml").write_text((paths.REFERENCE_DIR / "quiz.yaml").read_text(encoding="utf-8"))
+    code, out, _ = run(capsys, "status", "--impl", str(package), "--lang", "zh")
+    assert re.search(r"quiz\s+已作答\s+9/9", out) and "需要修改" not in out
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "mine")
+    assert code == 0 and "warning" not in out
+
+
+LOOPS = ("    while True:  # never returns, and swallows what it can\n        try:\n            in_features = "
+         "in_features + 0\n        except Exception:\n            pass\n")
+
+
+def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "EXERCISE_CPU_S", 1.0)
+    started = time.monotonic()
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package_with_softmax(tmp_path, LOOPS)),
+                       "--lang", "en")
+    assert code == 1 and "✗ case last_dim: timeout" in out and "used more than its 1 s of CPU time" in out
+    assert f"({SOFTMAX_VISIBLE - 1} more checks not run" in out and time.monotonic() - started < 30
+    assert signal.getsignal(signal.SIGPROF) in (signal.SIG_DFL, None) and signal.getitimer(signal.ITIMER_PROF)[0] == 0
+
+
+def test_the_student_limit_is_the_graders():
+    from attnlab.grade.batch.cli import parse_args
+    from attnlab.grade.sandbox.launch import Limits
+
+    assert parse_args([]).timeout == limits.EXERCISE_CPU_S
+    assert Limits().backstop(7.0) == limits.backstop(7.0)
+
+
+def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, tmp_path):
+    package = package_with_softmax(tmp_path, SOFTMAX + "    def broken(:\n")
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    line = 1 + (package / "softmax.py").read_text().splitlines().index("    def broken(:")
+    assert code == 1 and out.count("SyntaxError") == 1, out
+    assert f"importing softmax.py failed: SyntaxError: invalid syntax (at softmax.py:{line})" in out
+    assert f"({SOFTMAX_VISIBLE - 1} more checks failed the same way)" in out and str(tmp_path) not in out
+    package = package_with_softmax(tmp_path, name="broken_init")  # a fresh path: imported packages are kept
+    (package / "__init__.py").write_text("import torch\nraise ValueError('oops')\n")
+    code, out, _ = run(capsys, "status", "--impl", str(package), "--lang", "en")
+    assert out.count("ValueError") == 1 and "your package does not import: ValueError: oops (at __init__.py:2)" in out
+    assert out.count(str(tmp_path)) == 1  # the title names the package checked; no message does
+
+
+@pytest.mark.e2e
+def test_ctrl_c_ends_check_cleanly(tmp_path):
+    marker = tmp_path / "looping"
+    body = f"    open({str(marker)!r}, 'w').close()\n" + LOOPS
+    package = package_with_softmax(tmp_path, body)
+    proc = subprocess.Popen([sys.executable, "-m", "attnlab.student.cli", "check", "softmax", "--impl", str(package),
+                             "--lang", "en"], cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert marker.exists(), proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "attnlab check: interrupted\n" and "Traceback" not in out + err

@@ -1,6 +1,7 @@
 """The constructions behind `attnlab viz`: they read true attention weights off a run_* function, the
 student side equals the reference side for a correct package, and fixtures/_viz/ is current."""
 
+import matplotlib.image
 import numpy as np
 import pytest
 
@@ -58,3 +59,22 @@ def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
     monkeypatch.setattr(viz, "load_reference", lambda: None)
     for exercise_id in ("causal_mask", "rope"):  # equal up to the last bits of another CPU's kernels
         assert np.allclose(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("exercise_id", ["causal_attention", "multihead_self_attention"])
+def test_yours_and_the_reference_are_side_by_side(tmp_path, exercise_id):
+    """Per head a row: yours on the left, the reference's at the same height on the right."""
+    exercise = COURSE.get(exercise_id)
+    reference_side = viz.reference_weights(exercise)
+    fig = viz.figure(exercise, reference_side, "", reference_side, lang="en")
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_images()]  # the heatmaps, not their colour bars
+    assert len(panels) == 2 * reference_side.shape[0]
+    for yours, ref in zip(panels[::2], panels[1::2]):
+        assert yours.get_title().startswith("yours") and ref.get_title().startswith("reference")
+        left, right = yours.get_position(), ref.get_position()
+        assert left.x1 < right.x0 and abs(left.y0 - right.y0) < 0.02 and abs(left.height - right.height) < 0.02
+    out = tmp_path / "side.png"
+    viz.draw(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), out, lang="en")
+    height, width = matplotlib.image.imread(out).shape[:2]
+    assert (width > 1.4 * height) if reference_side.shape[0] == 1 else (width > 0.8 * height)

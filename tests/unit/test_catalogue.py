@@ -14,7 +14,7 @@ from attnlab.core.spec_load import load_course
 # calls whose first argument is a catalogue key
 KEYED = {"t", "Message", "Outcome", "NotImplementedByStudent", "SubmissionError", "ShapeError", "TimeLimit",
          "Overloaded", "MemoryLimit", "NotApplicable", "NotRun", "CheckFailure", "BadSubmission", "IntakeError"}
-PREFIXED = {"say": "cli."}  # student.text.say(key) looks up "cli.<key>"
+PREFIXED = {"say": "cli.", "SubmitError": "student."}  # say(key) looks up "cli.<key>", SubmitError "student.<key>"
 
 
 def placeholders(text: str) -> set[str]:

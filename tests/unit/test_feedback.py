@@ -192,3 +192,18 @@ def test_in_process_a_law_stops_calling_at_its_first_failure(tmp_path):
     result = run_property(make_context(exercise, impl), law)
     assert not result.passed and "outputs must be finite and in [0, 1]" in result.message
     assert len(impl._package.CALLS) == 1
+
+
+def test_an_import_failure_is_quoted_once_per_exercise_and_once_per_submission(tmp_path):
+    from attnlab.grade.judge.judge import said_once
+
+    impl = impl_from(tmp_path, "import torch.nonexistent_module\n")
+    results = [grade_exercise(make_context(COURSE.get(i), impl, lang="en")) for i in ("softmax", "rope")]
+    for result in results:
+        assert result.status == "error" and result.feedback.count("ModuleNotFoundError") == 1, result.feedback
+        assert result.feedback.startswith("importing impl.py failed: ModuleNotFoundError")
+        assert "(+" not in result.feedback  # no "(+11 more)" of the same
+        assert "fix this error first" in result.feedback and "case " not in result.feedback
+    softmax, rope = said_once(results, "en")
+    assert softmax.feedback == results[0].feedback
+    assert rope.feedback == "fails with the same problem as softmax (see its feedback)" and rope.score == 0

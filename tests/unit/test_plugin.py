@@ -1,9 +1,12 @@
 """The pytest plugin as students and CI use it: pytest in a subprocess (pytester), checks collected from
 spec/<id>.yaml, `--impl` as a relative or absolute path, a points table."""
 
+import re
+
 import pytest
 
 from attnlab.core import paths
+from attnlab.core.spec_load import load_course
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -29,11 +32,37 @@ def test_template_fails_every_exercise_as_not_implemented_without_crashing(run):
     assert result.ret == 1
     out = result.stdout.str()
     assert "Traceback" not in out and "INTERNALERROR" not in out
-    assert "not implemented yet (exercise softmax: implement run_softmax)" in out
+    assert "softmax: not implemented yet (run_softmax in softmax.py)" in out
     table = out.split("points by exercise", 1)[1].splitlines()
     for row in ("softmax ", "rope ", "quiz "):
         line = next(li for li in table if li.startswith(row))
-        assert "not_implemented" in line and "0.00 /" in line
+        assert "not implemented" in line and "0.00 /" in line
+
+
+def test_an_untouched_package_reports_one_line_per_exercise_then_the_table(run):
+    course = load_course(paths.SPEC_DIR)
+    result = run("--impl", "student_template")
+    out = result.stdout.str()
+    assert result.ret == 1 and len(out.splitlines()) <= 35, out
+    assert "FAILURES" not in out and "short test summary" not in out
+    for exercise in course.coded:
+        assert len(re.findall(rf"^{exercise.id}: not implemented yet", out, re.MULTILINE)) == 1, exercise.id
+    assert re.search(rf"\d+ skipped, {len(course.coded) + 9} not implemented in", result.outlines[-1])
+
+
+def test_the_table_speaks_the_chosen_language(run):
+    out = run("--impl", "student_template", "-m", "softmax or causal_mask", "--lang", "zh").stdout.str()
+    assert re.search(r"练习\s+状态\s+检查\s+得分\n", out) and "exercise" not in out
+    assert re.search(r"softmax\s+未实现\s+0/\d+\s+0\.00 / 8\n", out)
+    assert "softmax：尚未实现（softmax.py 中的 run_softmax）" in out
+
+
+def test_code_that_does_not_import_is_reported_once_at_its_file_and_line(run):
+    result = run("--impl", "tests/adversarial/syntax_error", "-m", "not quiz")
+    out = result.stdout.str()
+    assert result.ret == 1 and out.count("SyntaxError") == 1, out
+    assert "your package does not import: SyntaxError: expected ':' (at __init__.py:2)" in out
+    assert "tests/adversarial" not in out and re.search(r"1 failed, \d+ skipped", result.outlines[-1])
 
 
 def test_reference_passes_and_table_totals_its_points(run):
@@ -73,4 +102,4 @@ def test_attack_data_is_never_collected(pytester):
     result = pytester.runpytest_subprocess(str(paths.ROOT / "tests"), SPEC, "-q", "--impl", "student_template",
                                            "-m", "causal_mask")
     assert result.ret == 1, result.stdout.str()[-1500:]
-    assert "failed" in result.outlines[-1]
+    assert "not implemented" in result.outlines[-1]

@@ -8,4 +8,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "viz.query": {"en": "query position", "zh": "查询位置"},
     "viz.diff": {"en": "max |diff|", "zh": "最大差"},
     "viz.missing": {"en": "no reference picture here", "zh": "此处没有参考图"},
+    "viz.shape_differs": {"en": "your picture has shape {yours}, the reference's {reference}",
+                          "zh": "你的图形状为 {yours}，参考实现的为 {reference}"},
 }

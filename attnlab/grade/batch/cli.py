@@ -18,6 +18,7 @@ from pathlib import Path
 from attnlab.core import paths, shutdown
 from attnlab.core.frameworks import check_usable
 from attnlab.core.i18n import default_lang
+from attnlab.core.limits import EXERCISE_CPU_S
 from attnlab.core.spec import FRAMEWORKS, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
 from attnlab.grade.batch import outputs
@@ -44,7 +45,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default="cpu",
                         help="where submissions' calls run, e.g. cuda (default cpu; absent: 'not run on <device>')")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=60.0,
+    parser.add_argument("--timeout", type=float, default=EXERCISE_CPU_S,
                         help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
     parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")

@@ -6,7 +6,7 @@ import datetime as dt
 import importlib.util
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from attnlab import __version__
@@ -84,6 +84,21 @@ def _graded_once(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) ->
     return result
 
 
+def said_once(results: list[ExerciseResult], lang: str) -> list[ExerciseResult]:
+    """A failure several exercises share word for word (code that does not import) is quoted in the first
+    and referred to in the others, so feedback does not repeat it once per exercise."""
+    first: dict[tuple[str, ...], str] = {}
+    out = []
+    for result in results:
+        messages = tuple(dict.fromkeys(c.message for c in result.checks if not c.passed and c.message))
+        if result.status == Status.ERROR and messages and messages in first:
+            result = replace(result, feedback=t("same_problem_as", lang, id=first[messages]))
+        elif result.status == Status.ERROR and messages:
+            first[messages] = result.id
+        out.append(result)
+    return out
+
+
 def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions,
                      scratch: Path) -> list[ExerciseResult]:
     reference = load_reference()
@@ -96,7 +111,7 @@ def exercise_results(package: Path, name: str, course: Course, opts: JudgeOption
                 results.append(_quiz(exercise, package, opts.lang))
             else:
                 results.append(_coded(exercise, remote, opts, reference))
-    return results
+    return said_once(results, opts.lang)
 
 
 def grade_submission(submission: Submission, course: Course, opts: JudgeOptions) -> SubmissionResult:

@@ -1,0 +1,43 @@
+"""The student's tools beyond the `attnlab` command's own sentences: time limits and Ctrl-C, quiz format
+checks, the pytest plugin's compact report, the notebook's results, problems said once."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "student.interrupted": {"en": "attnlab {command}: interrupted", "zh": "attnlab {command}：已中断"},
+    "student.same_failure": {"en": "({count} more checks failed the same way)",
+                             "zh": "（另有 {count} 项检查以同样的方式失败）"},
+    "same_problem_as": {"en": "fails with the same problem as {id} (see its feedback)",
+                             "zh": "失败原因与 {id} 相同（见其反馈）"},
+    # attnlab status / submit: the quiz's answers file
+    "student.quiz_answered": {"en": "answered", "zh": "已作答"},
+    "student.quiz_partly": {"en": "partly answered", "zh": "部分作答"},
+    "student.quiz_unanswered": {"en": "not answered", "zh": "未作答"},
+    "student.quiz_to_fix": {"en": "format problem", "zh": "格式有误"},
+    "student.quiz_problems": {"en": "Quiz answers to fix (they would score nothing):",
+                              "zh": "需要修改的小测验答案（否则不得分）："},
+    "student.submit_unanswered": {"en": "warning: {file}: {count} of {total} questions not answered: {ids}",
+                                  "zh": "警告：{file}：{total} 道题中有 {count} 道未作答：{ids}"},
+    "student.submit_malformed": {"en": "warning: {problem}", "zh": "警告：{problem}"},
+    "student.submit_no_package": {"en": "{path} is not your package: it has no __init__.py",
+                                  "zh": "{path} 不是你的包：其中没有 __init__.py"},
+    "student.submit_too_many": {"en": "{path} has {count} files; an upload may hold at most {limit}",
+                                "zh": "{path} 中有 {count} 个文件；上传最多只能包含 {limit} 个"},
+    "student.submit_too_big": {
+        "en": "{path} holds {mb} MB; an upload may hold at most {limit} MB (remove data files and checkpoints)",
+        "zh": "{path} 共 {mb} MB；上传最多只能有 {limit} MB（请删除数据文件和检查点）"},
+    "student.submit_inside": {"en": "{path} would be inside the package it zips; run attnlab submit from elsewhere",
+                              "zh": "{path} 会位于被打包的包内；请在其他目录运行 attnlab submit"},
+    # pytest
+    "student.not_implemented_row": {"en": "{id}: not implemented yet ({function} in {module}.py)",
+                                    "zh": "{id}：尚未实现（{module}.py 中的 {function}）"},
+    "student.not_implemented_word": {"en": "not implemented", "zh": "未实现"},
+    "student.not_run_after": {"en": "not run: {check} of {id} ended as {status}",
+                              "zh": "未运行：{id} 的 {check} 的结果为 {status}"},
+    "student.not_run_same": {"en": "the same problem as {where} above", "zh": "与上面 {where} 的问题相同"},
+    "student.quiz_later": {"en": "the quiz is graded when you submit ({state})",
+                           "zh": "小测验在提交后评分（{state}）"},
+    # notebook: what the returned object shows when printed as a value
+    "student.nb_result": {"en": "<{id}: {status}, {score:.2f} / {points:g} points; .status .score .checks .feedback>",
+                          "zh": "<{id}：{status}，{score:.2f} / {points:g} 分；.status .score .checks .feedback>"},
+    "student.nb_hint": {"en": "<hints for {id}: print(...) or str(...) for the text>",
+                        "zh": "<{id} 的提示：用 print(...) 或 str(...) 查看文字>"},
+}

@@ -1,0 +1,102 @@
+"""The exercise time limit for checks that run in this process (`attnlab check` and `status`, pytest, the
+notebook's check()): the budget grade.py gives an exercise (attnlab.core.limits), so an endless loop ends
+here as it would when graded, as a "timeout" naming the limit, instead of hanging.
+
+The budget is CPU time of this process while the student's code runs (ITIMER_PROF), shared by all the
+exercise's calls, with a wall-clock backstop (ITIMER_REAL) for code that waits rather than computes. Between
+calls both clocks are paused, so the harness's own work is not counted. When the budget is spent the call
+running fails with TimeLimit, and so does every later call of the exercise, as in grading.
+
+Python runs signal handlers in the main thread only: called from another thread, checks run unlimited.
+"""
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from attnlab.core import limits
+from attnlab.core.outcomes import TimeLimit
+
+REPEAT_S = 0.25  # once expired, the signal repeats: code that swallows one interruption gets another
+
+
+class Expired(BaseException):
+    """Raised into the student's code when the budget is spent. A BaseException, so that their own
+    `except Exception:` cannot swallow it; TimedImpl turns it into the TimeLimit outcome."""
+
+
+class ExerciseClock:
+    """One exercise's budget: `cpu_s` of CPU time, `wall_s` of wall-clock time, consumed while running()."""
+
+    def __init__(self, exercise: str, cpu_s: float = limits.EXERCISE_CPU_S, wall_s: float | None = None):
+        self.exercise, self.cpu_s = exercise, cpu_s
+        self.wall_s = limits.backstop(cpu_s) if wall_s is None else wall_s
+        self.cpu_left, self.wall_left = self.cpu_s, self.wall_s
+        self.verdict: TimeLimit | None = None
+        self._armed = False  # a signal still pending after the code returned must not raise elsewhere
+
+    def _expire(self, signum, frame):
+        if not self._armed:
+            return
+        if self.verdict is None:
+            if signum == signal.SIGPROF:
+                self.verdict = TimeLimit("grade.cpu_limit", exercise=self.exercise, seconds=self.cpu_s)
+            else:
+                self.verdict = TimeLimit("grade.idle_limit", exercise=self.exercise, seconds=self.wall_s,
+                                         cpu=self.cpu_s - signal.getitimer(signal.ITIMER_PROF)[0])
+        raise Expired
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Count the code run inside against the budget (raises Expired inside when it is spent)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        handlers = {sig: signal.signal(sig, self._expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
+        before_real = signal.setitimer(signal.ITIMER_REAL, max(self.wall_left, 1e-3), REPEAT_S)
+        signal.setitimer(signal.ITIMER_PROF, max(self.cpu_left, 1e-3), REPEAT_S)
+        self._armed = True
+        try:
+            yield
+        finally:
+            self._armed = False
+            self.cpu_left = signal.setitimer(signal.ITIMER_PROF, 0)[0]
+            self.wall_left = signal.setitimer(signal.ITIMER_REAL, *before_real)[0]  # e.g. pytest-timeout's
+            for sig, handler in handlers.items():  # None: a handler not set from Python, i.e. the default
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+
+
+class TimedImpl:
+    """An Implementation whose calls share one ExerciseClock (see the module docstring)."""
+
+    def __init__(self, inner, clock: ExerciseClock):
+        self.inner, self.clock = inner, clock
+        self.name = inner.name
+
+    def call_many(self, *, calls, **kwargs):
+        results = self.inner.call_many(calls=calls, **kwargs)  # makes each call when asked for its result
+        for _ in calls:
+            if self.clock.verdict is not None:
+                yield self.clock.verdict
+                continue
+            try:
+                with self.clock.running():
+                    got = next(results)
+            except Expired:
+                got = self.clock.verdict
+            yield got
+
+    def vjp(self, **kwargs):
+        if self.clock.verdict is not None:
+            raise self.clock.verdict
+        try:
+            with self.clock.running():
+                return self.inner.vjp(**kwargs)
+        except Expired:
+            raise self.clock.verdict from None
+
+
+def time_limited(impl, exercise: str) -> TimedImpl:
+    """`impl` with the exercise's time limit, read from attnlab.core.limits when called."""
+    return TimedImpl(impl, ExerciseClock(exercise, limits.EXERCISE_CPU_S))
