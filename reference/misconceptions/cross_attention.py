@@ -1,0 +1,4 @@
+"""cross_attention: known mistakes, one function per misconception id listed in spec/cross_attention.yaml,
+taking run_cross_attention's arguments. Diagnosis runs them on a failing case's inputs and names the one whose output
+the student's equals.
+"""

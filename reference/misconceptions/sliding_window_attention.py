@@ -1,0 +1,4 @@
+"""sliding_window_attention: known mistakes, one function per misconception id listed in spec/sliding_window_attention.yaml,
+taking run_sliding_window_attention's arguments. Diagnosis runs them on a failing case's inputs and names the one whose output
+the student's equals.
+"""
