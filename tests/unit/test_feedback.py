@@ -192,3 +192,12 @@ def test_in_process_a_law_stops_calling_at_its_first_failure(tmp_path):
     result = run_property(make_context(exercise, impl), law)
     assert not result.passed and "outputs must be finite and in [0, 1]" in result.message
     assert len(impl._package.CALLS) == 1
+
+
+def test_a_size_no_argument_fixes_is_compared_not_crashed_on(tmp_path):
+    """causal_mask's size comes from an int: a mask one row too big fails its case with both shapes named."""
+    result = case_result(tmp_path, "causal_mask", "short", (
+        "def run_causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len + 1, seq_len + 1, dtype=torch.bool).tril()\n"))
+    assert result.status == "failed"
+    assert "run_causal_mask returned (" in result.message and "expected (" in result.message, result.message
