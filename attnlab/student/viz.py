@@ -109,8 +109,9 @@ def figure(exercise: ExerciseSpec, yours: np.ndarray | None, problem: str, refer
             image = _panel(axes[row][h], None if data is None else data[h], picture.kind, title,
                            problem if data is not None or row == 0 else word["missing"])
             if image is not None:
-                axes[row][h].set_xlabel(word["key"], fontsize=8)
-                axes[row][h].set_ylabel(word["query"], fontsize=8)
+                columns, rows = (a.get(lang) for a in picture.axes) if picture.axes else (word["key"], word["query"])
+                axes[row][h].set_xlabel(columns, fontsize=8)
+                axes[row][h].set_ylabel(rows, fontsize=8)
                 fig.colorbar(image, ax=axes[row][h], shrink=0.8)
     chars = int(fig.get_figwidth() * (6 if lang == "zh" else 11))  # what fits across the figure
     heading = [f"{exercise.id}: {exercise.title.get(lang)}", picture.caption.get(lang)]
