@@ -72,9 +72,10 @@ def _positions(r: ArgRecipe, seed: int) -> torch.Tensor:
 
 def _padding(r: ArgRecipe, seed: int) -> torch.Tensor:
     """A (..., keys) padding mask: each row's real tokens first, then padding (False). Every row but the last
-    has 1 to keys - 1 real tokens; the last row, the batch's longest sequence, has no padding."""
+    has from half of the keys (at least 1, so attention still has something to weigh) to keys - 1 real
+    tokens; the last row, the batch's longest sequence, has no padding."""
     *lead, k = r.shape
-    lengths = torch.randint(1, max(k, 2), (*lead, 1), generator=_generator(seed))  # (..., 1)
+    lengths = torch.randint(max(1, k // 2), max(k, 2), (*lead, 1), generator=_generator(seed))  # (..., 1)
     if lengths.numel() > 1:
         lengths.view(-1)[-1] = k
     allowed = torch.arange(k) < lengths  # (..., keys)
