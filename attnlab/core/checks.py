@@ -274,7 +274,11 @@ def compare_outputs(exercise: ExerciseSpec, got: Output, expected: Output) -> Me
     """The first output that differs from its expected value (named when there are several), or None."""
     several = len(exercise.returns) > 1
     for spec, g, e in zip(exercise.returns, parts(got), parts(expected)):
-        mismatch = compare(g, e, tolerance_for(exercise.tolerance, g.dtype))
+        if g.shape != e.shape:  # a size no tensor argument fixes (e.g. d_model given as an int) came out wrong
+            mismatch = Message("shape_mismatch", {"name": exercise.function, "dtype": "", "got": tuple(g.shape),
+                                                  "expected": tuple(e.shape), "known": ""})
+        else:
+            mismatch = compare(g, e, tolerance_for(exercise.tolerance, g.dtype))
         if mismatch is not None:
             return Message("output_named", {"name": spec.name, "detail": mismatch}) if several else mismatch
     return None

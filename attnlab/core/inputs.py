@@ -70,8 +70,23 @@ def _positions(r: ArgRecipe, seed: int) -> torch.Tensor:
     return pos.clone()
 
 
+def _padding(r: ArgRecipe, seed: int) -> torch.Tensor:
+    """A (..., keys) padding mask: each row's real tokens first, then padding (False). Every row but the last
+    has from half of the keys (at least 1, so attention still has something to weigh) to keys - 1 real
+    tokens; the last row, the batch's longest sequence, has no padding."""
+    *lead, k = r.shape
+    lengths = torch.randint(max(1, k // 2), max(k, 2), (*lead, 1), generator=_generator(seed))  # (..., 1)
+    if lengths.numel() > 1:
+        lengths.view(-1)[-1] = k
+    allowed = torch.arange(k) < lengths  # (..., keys)
+    return allowed if r.dtype == "bool" else allowed.to(DTYPES[r.dtype])
+
+
 def _mask(r: ArgRecipe, seed: int) -> torch.Tensor:
-    """A (..., queries, keys) mask with at least one allowed key per query (the diagonal, or key 0)."""
+    """A (..., queries, keys) mask with at least one allowed key per query (the diagonal, or key 0), or a
+    (..., keys) padding mask."""
+    if r.pattern == "padding":
+        return _padding(r, seed)
     *lead, q, k = r.shape
     if r.pattern == "causal":
         allowed = torch.ones(q, k, dtype=torch.bool).tril(diagonal=k - q).expand(*lead, q, k).clone()

@@ -25,6 +25,7 @@ class Picture:
     compute: Callable[[Callable], np.ndarray]  # call(**kwargs) -> Tensor  ->  (heads, rows, cols)
     kind: str  # "weights" (in [0, 1]) | "mask" | "scores" (signed)
     caption: Text
+    axes: tuple[Text, Text] | None = None  # (columns, rows) labels; None: key and query
 
 
 def randn(seed: int, *shape: int, scale: float = 1.2) -> torch.Tensor:

@@ -47,7 +47,7 @@ class ArgRecipe:
     layout: str = "contiguous"
     order: str = "arange"  # positions: arange | shuffled | random
     max_position: int = 4096
-    pattern: str = "causal"  # mask: causal | random
+    pattern: str = "causal"  # mask: causal | random (..., queries, keys); padding (..., keys)
 
     @property
     def is_float_data(self) -> bool:

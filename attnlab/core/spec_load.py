@@ -168,7 +168,7 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
         fields["offset"] = node.get("offset", int, 0)
         fields["max_position"] = node.get("max_position", int, 4096)
     if kind == "mask":
-        fields["pattern"] = node.one_of("pattern", ("causal", "random"), "causal")
+        fields["pattern"] = node.one_of("pattern", ("causal", "random", "padding"), "causal")
     node.only({kind, "seed", "dtype", "layout", "dist", "scale", "offset", "order", "max_position", "pattern"})
     return ArgRecipe(**fields)
 

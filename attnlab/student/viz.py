@@ -117,8 +117,9 @@ def figure(exercise: ExerciseSpec, yours: np.ndarray | None, problem: str, refer
             image = _panel(ax, None if data is None else data[h], picture.kind, title,
                            problem if data is not None or column == 0 else word["missing"])
             if image is not None:
-                ax.set_xlabel(word["key"], fontsize=8)
-                ax.set_ylabel(word["query"], fontsize=8)
+                columns, rows = (a.get(lang) for a in picture.axes) if picture.axes else (word["key"], word["query"])
+                ax.set_xlabel(columns, fontsize=8)
+                ax.set_ylabel(rows, fontsize=8)
                 fig.colorbar(image, ax=ax, shrink=0.8)
     chars = int(fig.get_figwidth() * (6 if lang == "zh" else 11))  # what fits across the figure
     heading = [f"{exercise.id}: {exercise.title.get(lang)}", picture.caption.get(lang)]

