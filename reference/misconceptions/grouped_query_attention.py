@@ -1,0 +1,4 @@
+"""grouped_query_attention: known mistakes, one function per misconception id listed in spec/grouped_query_attention.yaml,
+taking run_grouped_query_attention's arguments. Diagnosis runs them on a failing case's inputs and names the one whose output
+the student's equals.
+"""
