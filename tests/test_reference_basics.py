@@ -50,7 +50,9 @@ def causal():
 
 
 def test_every_batched_exercise_has_an_example():
-    assert set(EXAMPLES) == {e.id for e in COURSE.all_coded} - {"causal_mask"}
+    # the generic checks below read one output: an exercise returning several tensors has its own tests
+    single_output = {e.id for e in COURSE.all_coded if len(e.returns) == 1}
+    assert set(EXAMPLES) == single_output - {"causal_mask"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

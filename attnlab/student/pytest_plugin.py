@@ -56,7 +56,7 @@ def _course(config):
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".yaml" or file_path.parent.resolve() != paths.SPEC_DIR.resolve():
         return None
-    ids = {e.id for e in _course(parent.config).exercises}
+    ids = {e.id for e in _course(parent.config).everything}  # every assignment's (a handout holds one)
     return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in ids else None
 
 
@@ -64,7 +64,7 @@ class ExerciseFile(pytest.File):
     """spec/<id>.yaml: its cases, laws (or quiz questions) as test items."""
 
     def collect(self):
-        exercise = _course(self.config).get(self.path.stem)
+        exercise = _course(self.config).find(self.path.stem)
         if isinstance(exercise, QuizSpec):
             checks = [(q.id, "question", q) for q in exercise.questions]
         else:
@@ -130,7 +130,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if not state or not state["results"]:
         return
     lang, rows, earned, possible = state["lang"], [], 0.0, 0.0
-    for ex in _course(config).exercises:
+    for ex in _course(config).everything:
         checks = state["results"].get(ex.id)
         if not checks:
             continue
