@@ -2,10 +2,13 @@
 each other's definitions: a cache fed back step by step, GQA at its two ends (MHA, MQA), and the facts the
 misconception messages state (is_causal aligns its diagonal to key 0; .repeat tiles kv heads)."""
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
+from attnlab.core import paths
+from attnlab.core.exercises import code_for
 from reference.grouped_query_attention import run_grouped_query_attention
 from reference.kv_cache_attention import run_kv_cache_attention
 from reference.misconceptions import grouped_query_attention as gqa_wrong
@@ -115,3 +118,18 @@ def test_repeat_tiles_kv_heads_as_the_modulo_misconception_says():
     assert k.repeat_interleave(2, dim=0).flatten().tolist() == [0, 0, 1, 1]  # head h gets kv head h // 2
     args = gqa_args(2, heads=4, kv_heads=2, seed=9)
     assert not torch.allclose(gqa_wrong.kv_head_modulo(**args), run_grouped_query_attention(**args))
+
+
+def test_pictures_show_the_growing_mask_and_the_head_groups():
+    kv = code_for(paths.SPEC_DIR, "kv_cache_attention").picture.compute(run_kv_cache_attention)[0]
+    rows, cols = np.tril_indices(kv.shape[0])
+    assert np.allclose(np.triu(kv, 1), 0.0) and (kv[rows, cols] > 0).all() and np.allclose(kv.sum(-1), 1.0)
+    wrong = code_for(paths.SPEC_DIR, "kv_cache_attention").picture.compute(kv_wrong.mask_not_offset)[0]
+    assert np.allclose(wrong[-1], np.eye(kv.shape[0])[0])  # a decoding step that sees key 0 only
+
+    picture = code_for(paths.SPEC_DIR, "grouped_query_attention").picture
+    heads = picture.compute(run_grouped_query_attention)  # (4 query heads, seq, seq); 2 kv heads
+    assert np.allclose(heads[0], heads[1]) and np.allclose(heads[2], heads[3])
+    assert not np.allclose(heads[0], heads[2])
+    tiled = picture.compute(gqa_wrong.kv_head_modulo)
+    assert np.allclose(tiled[0], tiled[2]) and not np.allclose(tiled[0], tiled[1])

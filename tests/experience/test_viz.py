@@ -20,7 +20,7 @@ def test_viz_fixtures_are_current():
 
 @pytest.mark.parametrize("exercise_id", viz.drawable(COURSE))
 def test_a_correct_package_draws_exactly_the_reference(exercise_id):
-    exercise = COURSE.get(exercise_id)
+    exercise = COURSE.find(exercise_id)
     yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), "en")
     assert problem == "" and np.allclose(yours, viz.reference_weights(exercise), atol=1e-10)
 
@@ -28,7 +28,7 @@ def test_a_correct_package_draws_exactly_the_reference(exercise_id):
 def test_pictures_show_weights_masks_and_the_relative_position_pattern():
     arrays = viz.viz_arrays(COURSE, reference)
     for exercise_id, weights in arrays.items():
-        if viz.picture_of(COURSE.get(exercise_id)).kind == "weights":
+        if viz.picture_of(COURSE.find(exercise_id)).kind == "weights":
             assert np.allclose(weights.sum(-1), 1.0) and (weights >= 0).all(), exercise_id
     for causal in ("causal_attention", "multihead_self_attention", "gpt2_causal_self_attention",
                    "multihead_attention_wrapper", "multihead_self_attention_with_rope"):
@@ -49,7 +49,7 @@ def test_a_wrong_shape_is_shown_not_raised(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("def run_causal_attention(**kwargs):\n"
                                          "    return kwargs['in_features'][:, :3]\n")
-    yours, problem = viz.student_weights(COURSE.get("causal_attention"), InProcessImpl(package), "en")
+    yours, problem = viz.student_weights(COURSE.find("causal_attention"), InProcessImpl(package), "en")
     assert yours is None and "shape (8, 3)" in problem
 
 
@@ -57,4 +57,4 @@ def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
     saved = viz.viz_arrays(COURSE, reference)
     monkeypatch.setattr(viz, "load_reference", lambda: None)
     for exercise_id in ("causal_mask", "rope"):  # equal up to the last bits of another CPU's kernels
-        assert np.allclose(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
+        assert np.allclose(viz.reference_weights(COURSE.find(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
