@@ -15,10 +15,10 @@ from attnlab.core.spec import Text
 
 MESSAGES = {
     "chunk": {
-        "en": "{t_total} tokens fed in chunks {chunks}: the output of tokens {first}..{last} (a call with {t_past} "
-              "cached tokens) differs from one call on all {t_total} tokens with an empty cache",
-        "zh": "{t_total} 个词元按块 {chunks} 依次输入：词元 {first}..{last} 的输出（调用时缓存中有 {t_past} 个词元）"
-              "与缓存为空时一次输入全部 {t_total} 个词元的输出不同"},
+        "en": "after a cache of {cached} tokens, {t_new} new tokens fed in chunks {chunks}: the output of the tokens "
+              "at positions {first}..{last} differs from the one call with all {t_new} new tokens",
+        "zh": "在缓存了 {cached} 个词元之后，把 {t_new} 个新词元按块 {chunks} 依次输入："
+              "位置 {first}..{last} 上词元的输出与一次输入全部 {t_new} 个新词元时的输出不同"},
 }
 
 
@@ -43,9 +43,8 @@ def _expect_chunks_match(ctx, calls: list[dict[str, Any]], bounds: list[int]) ->
     t_past = calls[0]["k_cache"].shape[-2]
     chunks = [b - a for a, b in zip(bounds, bounds[1:])]
     for (a, b), (out, _, _) in zip(zip(bounds, bounds[1:]), outputs):
-        what = Message("kv_cache_attention.chunk", {"t_total": t_past + bounds[-1], "chunks": chunks,
-                                                    "first": t_past + a, "last": t_past + b - 1,
-                                                    "t_past": t_past + a})
+        what = Message("kv_cache_attention.chunk", {"cached": t_past, "t_new": bounds[-1], "chunks": chunks,
+                                                    "first": t_past + a, "last": t_past + b - 1})
         expect_close(ctx, out, whole[..., a:b, :], what)
 
 
