@@ -37,10 +37,10 @@ def exercise_spec(exercise_id: str, lang: str) -> ExerciseSpec:
     """The coded exercise `exercise_id`; UnknownExercise naming the known ids (or the quiz's answers file)."""
     course = load_course(paths.SPEC_DIR)
     try:
-        exercise = course.get(exercise_id)
+        exercise = course.find(exercise_id)  # any assignment's (a handout holds one)
     except KeyError:
         raise UnknownExercise(say("unknown_exercise", lang, id=exercise_id,
-                             known=", ".join(e.id for e in course.exercises))) from None
+                             known=", ".join(e.id for e in course.everything))) from None
     if isinstance(exercise, QuizSpec):
         raise UnknownExercise(say("quiz_not_checkable", lang, file=exercise.answers_file))
     return exercise

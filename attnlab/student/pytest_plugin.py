@@ -65,7 +65,7 @@ def _course(config):
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".yaml" or file_path.parent.resolve() != paths.SPEC_DIR.resolve():
         return None
-    ids = {e.id for e in _course(parent.config).everything}  # every assignment's exercises
+    ids = {e.id for e in _course(parent.config).everything}  # every assignment's (a handout holds one)
     return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in ids else None
 
 

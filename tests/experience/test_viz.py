@@ -50,7 +50,7 @@ def test_a_wrong_shape_is_shown_not_raised(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("def run_causal_attention(**kwargs):\n"
                                          "    return kwargs['in_features'][:, :3]\n")
-    yours, problem = viz.student_weights(COURSE.get("causal_attention"), InProcessImpl(package), "en")
+    yours, problem = viz.student_weights(COURSE.find("causal_attention"), InProcessImpl(package), "en")
     assert yours is None and "shape (8, 3)" in problem
 
 
@@ -58,7 +58,7 @@ def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
     saved = viz.viz_arrays(COURSE, reference)
     monkeypatch.setattr(viz, "load_reference", lambda: None)
     for exercise_id in ("causal_mask", "rope"):  # equal up to the last bits of another CPU's kernels
-        assert np.allclose(viz.reference_weights(COURSE.get(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
+        assert np.allclose(viz.reference_weights(COURSE.find(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("exercise_id", ["causal_attention", "multihead_self_attention"])
