@@ -248,11 +248,12 @@ def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, 
 class FileImpl(InProcessImpl):
     """One .py file providing run_* functions (the mutation corpus: a bug or an alternative per file)."""
 
-    def __init__(self, path: Path, name: str | None = None):
-        super().__init__(path, name or Path(path).stem)
+    def __init__(self, path: Path, name: str | None = None, *, framework: str = "torch"):
+        super().__init__(path, name or Path(path).stem, framework=framework)
 
     def _function(self, module: str, function: str) -> Callable:
         if self._package is None:
+            frameworks.adapter(self.framework).prepare()
             name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
@@ -270,13 +271,14 @@ class FileImpl(InProcessImpl):
 class FunctionImpl(InProcessImpl):
     """One callable standing in for a whole package (a notebook's check()): it answers for `function` only."""
 
-    def __init__(self, fn: Callable, *, function: str):
+    def __init__(self, fn: Callable, *, function: str, framework: str = "torch"):
         if not callable(fn):
             raise TypeError(f"check() needs a function for {function}, got {type(fn).__name__}")
-        super().__init__(Path("."), name=getattr(fn, "__name__", "notebook"))
+        super().__init__(Path("."), name=getattr(fn, "__name__", "notebook"), framework=framework)
         self._fn, self._answers_for = fn, function
 
     def _function(self, module: str, function: str) -> Callable:
         if function != self._answers_for:
             raise NotImplementedByStudent("only_this_function", given=self._answers_for, function=function)
+        frameworks.adapter(self.framework).prepare()
         return self._fn

@@ -8,3 +8,13 @@ REFERENCE_DIR = ROOT / "reference"
 TEMPLATE_DIR = ROOT / "student_template"
 FIXTURES_DIR = ROOT / "fixtures"
 EXAMPLES_DIR = ROOT / "examples" / "submissions"
+
+
+def reference_dir(framework: str = "torch") -> Path:
+    """The reference package of a framework: reference/ for torch, reference/<framework>/ for the others."""
+    return REFERENCE_DIR if framework == "torch" else REFERENCE_DIR / framework
+
+
+def template_dir(framework: str = "torch") -> Path:
+    """The generated stubs of a framework: student_template/ for torch, student_template/<framework>/ else."""
+    return TEMPLATE_DIR if framework == "torch" else TEMPLATE_DIR / framework

@@ -3,6 +3,7 @@ alternatives that must pass them all.
 
     tests/mutations/<exercise_id>/bug_<name>.py   a wrong run_* (DIAGNOSIS = "<misconception id>" or None)
     tests/mutations/<exercise_id>/alt_<name>.py   a correct run_* written differently from the reference
+    tests/mutations/<exercise_id>/<framework>/... the same, written in numpy, jax or mindspore
 
 Optional module constants, read without running the file: ALSO_DIAGNOSED = ("<id>", ...) for a bug whose
 output on some case also equals another misconception's (a justified overlap); PENDING = "<why>" for an
@@ -11,6 +12,8 @@ flagged as soon as it behaves, so the marker is removed when the gap is closed).
 
     python -m attnlab.instructor.mutants                     # every exercise: which checks catch each bug
     python -m attnlab.instructor.mutants --exercise rope     # one exercise
+    python -m attnlab.instructor.mutants --framework jax     # one framework's entries (default: every
+                                                             # framework installed here; others are listed)
 
 Exit status 1 when a bug escapes every check or is not diagnosed as its DIAGNOSIS says, an alternative
 fails a check, or a PENDING entry already behaves.
@@ -24,11 +27,11 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.impl import FileImpl
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, run_checks
-from attnlab.core.spec import Course
+from attnlab.core.spec import FRAMEWORKS, Course
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 
@@ -44,10 +47,12 @@ class Mutant:
     diagnosis: str | None = None  # the misconception id a bug should be diagnosed as
     also_diagnosed: tuple[str, ...] = ()  # other ids its output may legitimately match on some case
     pending: str = ""  # why this entry does not behave yet (a known gap in the checks)
+    framework: str = "torch"  # what it is written in: tests/mutations/<exercise>/<framework>/ for non-torch
 
     @property
     def name(self) -> str:
-        return f"{self.exercise}/{self.path.stem}"
+        inside = "" if self.framework == "torch" else f"{self.framework}/"
+        return f"{self.exercise}/{inside}{self.path.stem}"
 
 
 DECLARATIONS = {"DIAGNOSIS": (str, type(None)), "ALSO_DIAGNOSED": tuple, "PENDING": str}
@@ -67,20 +72,24 @@ def declarations(path: Path) -> dict:
 
 
 def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
-    """Every bug_*.py and alt_*.py under root/<exercise_id>/, sorted by exercise and file name."""
+    """Every bug_*.py and alt_*.py under root/<exercise_id>/ (torch) and root/<exercise_id>/<framework>/,
+    sorted by exercise, framework and file name."""
     mutants = []
-    for path in sorted(Path(root).glob("*/*.py")):
+    found_paths = [(p, p.parent.name, "torch") for p in Path(root).glob("*/*.py")]
+    found_paths += [(p, p.parent.parent.name, p.parent.name) for p in Path(root).glob("*/*/*.py")
+                    if p.parent.name in FRAMEWORKS and p.parent.name != "torch"]
+    for path, exercise, framework in sorted(found_paths, key=lambda f: (f[1], f[2] != "torch", f[2], f[0].name)):
         kind = next((k for prefix, k in KINDS.items() if path.name.startswith(prefix)), None)
         if kind is not None:
             found = declarations(path)
-            mutants.append(Mutant(path.parent.name, kind, path, found.get("DIAGNOSIS"),
-                                  tuple(found.get("ALSO_DIAGNOSED", ())), found.get("PENDING", "")))
+            mutants.append(Mutant(exercise, kind, path, found.get("DIAGNOSIS"),
+                                  tuple(found.get("ALSO_DIAGNOSED", ())), found.get("PENDING", ""), framework))
     return mutants
 
 
 def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
     """All checks of the mutant's exercise run against the mutant file (in this process)."""
-    ctx = make_context(course.find(mutant.exercise), FileImpl(mutant.path))
+    ctx = make_context(course.find(mutant.exercise), FileImpl(mutant.path, framework=mutant.framework))
     with warnings.catch_warnings():  # the corpus is buggy on purpose (e.g. .T on 3-D tensors); not news
         warnings.simplefilter("ignore")
         return run_checks(ctx)
@@ -142,9 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--exercise", help="only this exercise id")
     parser.add_argument("--root", type=Path, default=CORPUS_DIR, help="corpus directory")
+    parser.add_argument("--framework", choices=FRAMEWORKS, help="only this framework's entries")
     args = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
-    mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)]
+    mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)
+               and args.framework in (None, m.framework)]
+    absent = sorted({m.framework for m in mutants if not frameworks.adapter(m.framework).available()})
+    if absent:
+        if args.framework:
+            parser.error(f"{args.framework} is not installed here")
+        print(f"not evaluated ({', '.join(absent)} not installed here): "
+              f"{sum(m.framework in absent for m in mutants)} entries")
+        mutants = [m for m in mutants if m.framework not in absent]
     if args.exercise and args.exercise not in {e.id for e in course.all_coded}:
         parser.error(f"no coded exercise {args.exercise!r}")
     started = time.perf_counter()

@@ -27,9 +27,9 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from attnlab import __version__
-from attnlab.core import limits, paths
-from attnlab.core.spec import Course, QuizSpec, SpecError
-from attnlab.core.spec_load import load_course
+from attnlab.core import frameworks, limits, paths
+from attnlab.core.spec import FRAMEWORKS, Course, QuizSpec, SpecError
+from attnlab.core.spec_load import assignment_framework, load_course
 
 PACKAGE = "attention"  # the student's working package in the handout
 TORCH_PIN = "torch==2.13.0"
@@ -51,6 +51,19 @@ def _templates() -> Environment:
     # plain text (Markdown, TOML, shell), not HTML: nothing to escape
     return Environment(loader=FileSystemLoader(RELEASE_FILES), autoescape=False, keep_trailing_newline=True,
                        undefined=StrictUndefined)
+
+
+def framework_requirements(framework: str) -> list[str]:
+    """What a framework other than torch and numpy adds (pyproject.toml's optional dependencies)."""
+    import tomllib
+
+    if framework in ("torch", "numpy"):
+        return []
+    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"].get("optional-dependencies", {})
+    if framework not in extras:
+        raise ReleaseError(f"pyproject.toml: no optional dependencies [{framework}] to install the framework with")
+    return list(extras[framework])
 
 
 def requirements(names: tuple[str, ...]) -> list[str]:
@@ -83,7 +96,8 @@ def handout_spec(path: Path) -> str:
 def course_yaml(course: Course) -> str:
     """spec/course.yaml of a release: the course with only the assignment released (so it is the default)."""
     data = yaml.safe_load((paths.SPEC_DIR / "course.yaml").read_text(encoding="utf-8"))
-    data["assignments"] = [a for a in data["assignments"] if a["id"] == course.assignment.id]
+    data["assignments"] = [{**a, "framework": course.framework} for a in data["assignments"]
+                           if a["id"] == course.assignment.id]
     return (f"# Made by `python -m attnlab.instructor.release`: assignment {course.assignment.id} only.\n"
             + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110))
 
@@ -107,16 +121,31 @@ def copy_spec(course: Course, target: Path, *, visible_only: bool = True) -> Non
 
 
 def package_files(course: Course) -> list[str]:
-    """The template files of the assignment's package: __init__.py, its exercises' modules, its quiz file."""
-    wanted = {"__init__.py", *(f"{e.module}.py" for e in course.coded),
-              *(e.answers_file for e in course.exercises if isinstance(e, QuizSpec))}
-    return sorted(name for name in wanted if (paths.TEMPLATE_DIR / name).is_file())
+    """The template files of the assignment's package: __init__.py, its exercises' modules (in its
+    framework), its quiz file."""
+    return sorted(template_sources(course))
+
+
+def template_sources(course: Course) -> dict[str, Path]:
+    """name -> generated file of each template file of the assignment's package; the quiz's answers file is
+    the same in every framework (student_template/)."""
+    stubs = paths.template_dir(course.framework)
+    found = {name: stubs / name for name in ("__init__.py", *(f"{e.module}.py" for e in course.coded))}
+    found.update({e.answers_file: paths.TEMPLATE_DIR / e.answers_file
+                  for e in course.exercises if isinstance(e, QuizSpec)})
+    return {name: path for name, path in found.items() if path.is_file()}
 
 
 def copy_package_template(course: Course, target: Path) -> None:
     target.mkdir(parents=True)
-    for name in package_files(course):
-        shutil.copy2(paths.TEMPLATE_DIR / name, target / name)
+    sources = template_sources(course)
+    missing = [f"{e.module}.py" for e in course.coded if f"{e.module}.py" not in sources]
+    if missing:
+        raise ReleaseError(f"{paths.template_dir(course.framework)} lacks {', '.join(sorted(set(missing)))}: "
+                           f"write reference/{course.framework}/ and run `python -m attnlab.instructor.generate "
+                           "template`")
+    for name, source in sources.items():
+        shutil.copy2(source, target / name)
 
 
 def _same_visible_checks(course: Course, shipped: Course) -> None:
@@ -199,11 +228,20 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def build_handout(*, out: Path, assignment: str | None = None) -> Path:
-    """Write out/<assignment>/handout/ from scratch (default: the course's first assignment); return it."""
-    course = load_course(paths.SPEC_DIR, assignment)
+def release_dir(out: Path, course: Course, framework: str | None) -> Path:
+    """out/<assignment>/, or out/<assignment>-<framework>/ for a framework other than the assignment's own."""
+    own = assignment_framework(paths.SPEC_DIR, course.assignment.id)
+    name = course.assignment.id if framework in (None, own) else f"{course.assignment.id}-{framework}"
+    return Path(out) / name
+
+
+def build_handout(*, out: Path, assignment: str | None = None, framework: str | None = None) -> Path:
+    """Write out/<assignment>/handout/ from scratch (default: the course's first assignment, in its own
+    framework); return it."""
+    course = load_course(paths.SPEC_DIR, assignment, framework)
+    adapter = frameworks.adapter(course.framework)
     _check_template(course)
-    handout = _fresh(Path(out) / course.assignment.id / "handout")
+    handout = _fresh(release_dir(out, course, framework) / "handout")
     for name in (PACKAGE, "student_template"):  # the working copy and the pristine stubs
         copy_package_template(course, handout / name)
     copy_package(handout / "attnlab", HANDOUT_PACKAGES)
@@ -212,7 +250,9 @@ def build_handout(*, out: Path, assignment: str | None = None) -> Path:
     copy_viz(course, handout / "fixtures" / "_viz")
     copy_laws(course, handout / "fixtures")
     values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
-              "requirements": requirements(HANDOUT_DEPS + course.libraries),
+              "requirements": requirements(HANDOUT_DEPS + course.libraries) + framework_requirements(course.framework),
+              "framework": course.framework, "array_type": adapter.array_type,
+              "generator_kind": adapter.generator_kind, "imports": adapter.imports,
               "coded_points": sum(e.points for e in course.coded), "time_limit": f"{limits.EXERCISE_CPU_S:g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
@@ -233,8 +273,8 @@ def _stage_autograder(stage: Path, course: Course) -> None:
     setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN)
     (stage / "setup.sh").write_text(setup, encoding="utf-8")
     # student code may import the course's libraries: installed in the image
-    (stage / "requirements.txt").write_text("\n".join(requirements(GRADER_DEPS + course.libraries)) + "\n",
-                                           encoding="utf-8")
+    wanted = requirements(GRADER_DEPS + course.libraries) + framework_requirements(course.framework)
+    (stage / "requirements.txt").write_text("\n".join(wanted) + "\n", encoding="utf-8")
 
 
 def _zip_tree(stage: Path, target: Path) -> None:
@@ -250,11 +290,11 @@ def _zip_tree(stage: Path, target: Path) -> None:
     tmp.replace(target)
 
 
-def build_autograder(*, out: Path, assignment: str | None = None) -> Path:
+def build_autograder(*, out: Path, assignment: str | None = None, framework: str | None = None) -> Path:
     """Write out/<assignment>/autograder.zip (default: the first assignment); return its path."""
-    course = load_course(paths.SPEC_DIR, assignment)  # a broken spec fails here, not on Gradescope
+    course = load_course(paths.SPEC_DIR, assignment, framework)  # a broken spec fails here, not on Gradescope
     _reference()
-    target = Path(out) / course.assignment.id / "autograder.zip"
+    target = release_dir(out, course, framework) / "autograder.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="attnlab-autograder-") as work:
         _stage_autograder(Path(work), course)
@@ -268,12 +308,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=paths.ROOT / "dist",
                         help="output directory (default: dist/); releases go to OUT/<assignment>/")
     parser.add_argument("--assignment", default=None, help="which assignment of spec/course.yaml (default: first)")
+    parser.add_argument("--framework", default=None, choices=FRAMEWORKS,
+                        help="the framework students write in (default: the assignment's framework:)")
     opts = parser.parse_args(argv)
+    chosen = {"out": opts.out, "assignment": opts.assignment, "framework": opts.framework}
     try:
         if opts.what in ("handout", "all"):
-            print(f"handout: {build_handout(out=opts.out, assignment=opts.assignment)}")
+            print(f"handout: {build_handout(**chosen)}")
         if opts.what in ("autograder", "all"):
-            print(f"autograder: {build_autograder(out=opts.out, assignment=opts.assignment)}")
+            print(f"autograder: {build_autograder(**chosen)}")
     except (ReleaseError, OSError, SpecError) as exc:
         print(f"python -m attnlab.instructor.release: {exc}", file=sys.stderr)
         return 2

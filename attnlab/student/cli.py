@@ -26,9 +26,10 @@ from attnlab.core.names import slug
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.quiz import problem_lines, quiz_state
 from attnlab.core.scoring import grade_exercise, make_context
-from attnlab.core.spec import QuizSpec, SpecError
+from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
+from attnlab.student.choice import Choice
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_submission, default_name
 from attnlab.student.text import pad, quiz_word, render_hints, render_result, say, status_word
@@ -85,11 +86,19 @@ def _quiz_row(width: int, quiz: QuizSpec, package: Path, lang: str) -> tuple[str
     return row, problem_lines(quiz, state, lang)
 
 
+def chosen(opts) -> Choice:
+    return Choice(opts.assignment, opts.framework, opts.device)
+
+
+def implementation(package: Path, course) -> InProcessImpl:
+    return InProcessImpl(package, name=package.name, libraries=course.libraries, framework=course.framework)
+
+
 def cmd_status(opts, lang: str) -> int:
     package = resolve_package(opts.impl, lang=lang)
-    course = load_course(paths.SPEC_DIR)
+    course = chosen(opts).course()
     width = max([len(e.id) for e in course.exercises] + [text_width(say("total", lang))]) + 2
-    impl = InProcessImpl(package, name=package.name, libraries=course.libraries)
+    impl = implementation(package, course)
     print(say("status_title", lang, package=package))
     try:
         load_package(package, (*frameworks.adapter(impl.framework).imports, *course.libraries))
@@ -103,8 +112,8 @@ def cmd_status(opts, lang: str) -> int:
             row, quiz_problems = _quiz_row(width, exercise, package, lang)
             print(row)
             continue
-        result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang),
-                                visible_only=True)
+        result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang,
+                                             device=opts.device), visible_only=True)
         passed = sum(c.passed for c in result.checks)
         print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{len(result.checks)}",
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
@@ -121,30 +130,32 @@ def cmd_status(opts, lang: str) -> int:
 
 
 def cmd_check(opts, lang: str) -> int:
-    exercise = exercise_spec(opts.exercise, lang)
+    course = chosen(opts).course()
+    exercise = exercise_spec(opts.exercise, lang, course)
     package = resolve_package(opts.impl, lang=lang)
-    impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
-    result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang),
+    impl = implementation(package, course)
+    result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang, device=opts.device),
                             visible_only=True)
     print(render_result(exercise, result, lang))
     return 0 if result.status == Status.PASSED else 1
 
 
 def cmd_hint(opts, lang: str) -> int:
-    print(render_hints(exercise_spec(opts.exercise, lang), lang))
+    print(render_hints(exercise_spec(opts.exercise, lang, chosen(opts).course()), lang))
     return 0
 
 
 def cmd_viz(opts, lang: str) -> int:
     from attnlab.student import viz
 
-    exercise = exercise_spec(opts.exercise, lang)
+    course = chosen(opts).course()
+    exercise = exercise_spec(opts.exercise, lang, course)
     if viz.picture_of(exercise) is None:
-        supported = ", ".join(viz.drawable(load_course(paths.SPEC_DIR)))
+        supported = ", ".join(viz.drawable(course))
         raise UsageError(say("viz_unsupported", lang, id=exercise.id, supported=supported))
     package = resolve_package(opts.impl, lang=lang)
     out = Path(opts.output or f"{exercise.id}-attention.png")
-    impl = InProcessImpl(package, name=package.name, libraries=load_course(paths.SPEC_DIR).libraries)
+    impl = implementation(package, course)
     problem = viz.draw(exercise, time_limited(impl, exercise.id), out, lang=lang)
     if problem:
         print(say("viz_yours_failed", lang, problem=problem))
@@ -186,6 +197,11 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--lang", choices=["en", "zh"], default=argparse.SUPPRESS,
                         help="language (default: locale)")
     common.add_argument("--impl", default=argparse.SUPPRESS, help="your package directory (see below)")
+    common.add_argument("--assignment", default=argparse.SUPPRESS,
+                        help="which assignment of course.yaml (default: the first; a handout has one)")
+    common.add_argument("--framework", choices=FRAMEWORKS, default=argparse.SUPPRESS,
+                        help="what your code is written in (default: the assignment's)")
+    common.add_argument("--device", default=argparse.SUPPRESS, help="where your code runs, e.g. cuda (default cpu)")
     top = argparse.ArgumentParser(prog="attnlab", parents=[common], description=__doc__.split("\n")[0],
                                   epilog=__doc__.split("\n\n", 1)[1],
                                   formatter_class=argparse.RawTextHelpFormatter)
@@ -209,6 +225,8 @@ COMMANDS = {"status": cmd_status, "check": cmd_check, "hint": cmd_hint, "viz": c
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
     opts.impl = getattr(opts, "impl", None)
+    for name, default in (("assignment", None), ("framework", None), ("device", "cpu")):
+        setattr(opts, name, getattr(opts, name, default))
     lang = getattr(opts, "lang", None) or default_lang()
     try:
         return COMMANDS[opts.command](opts, lang)
@@ -218,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     except SubmitError as exc:
         print(f"attnlab {opts.command}: {exc.text(lang)}", file=sys.stderr)
         return 2
-    except (UsageError, UnknownExercise, SpecError) as exc:
+    except (UsageError, UnknownExercise, SpecError, ValueError) as exc:
         print(f"attnlab {opts.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C, also inside the student's code: a line, not a traceback

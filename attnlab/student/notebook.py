@@ -22,8 +22,9 @@ from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.results import ExerciseResult
 from attnlab.core.scoring import grade_exercise, make_context
-from attnlab.core.spec import ExerciseSpec, QuizSpec
+from attnlab.core.spec import Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
+from attnlab.student.choice import Choice
 from attnlab.student.html_view import as_html
 from attnlab.student.text import Line, as_text, hint_lines, result_lines, say, status_word
 from attnlab.student.timer import time_limited
@@ -33,9 +34,9 @@ class UnknownExercise(ValueError):
     """No such coded exercise (the message lists the known ids), or the quiz, which has no function."""
 
 
-def exercise_spec(exercise_id: str, lang: str) -> ExerciseSpec:
+def exercise_spec(exercise_id: str, lang: str, course: Course | None = None) -> ExerciseSpec:
     """The coded exercise `exercise_id`; UnknownExercise naming the known ids (or the quiz's answers file)."""
-    course = load_course(paths.SPEC_DIR)
+    course = course or load_course(paths.SPEC_DIR)
     try:
         exercise = course.find(exercise_id)  # any assignment's (a handout holds one)
     except KeyError:
@@ -122,12 +123,15 @@ class HintText(str):
         return self._label
 
 
-def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True) -> CheckReport:
-    """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False)."""
+def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True,
+          framework: str | None = None, assignment: str | None = None, device: str = "cpu") -> CheckReport:
+    """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False). `fn` is
+    written in `framework` (default: the assignment's, from course.yaml) and runs on `device`."""
     lang = lang or default_lang()
-    exercise = exercise_spec(exercise_id, lang)
-    impl = time_limited(FunctionImpl(fn, function=exercise.function), exercise.id)
-    result = grade_exercise(make_context(exercise, impl, lang=lang), visible_only=True)
+    course = Choice(assignment, framework, device).course()
+    exercise = exercise_spec(exercise_id, lang, course)
+    impl = time_limited(FunctionImpl(fn, function=exercise.function, framework=course.framework), exercise.id)
+    result = grade_exercise(make_context(exercise, impl, lang=lang, device=device), visible_only=True)
     report = CheckReport(result, result_lines(exercise, result, lang), lang)
     if show:
         report.show()

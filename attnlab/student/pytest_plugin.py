@@ -25,9 +25,9 @@ from attnlab.core.impl import InProcessImpl
 from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, summarise
-from attnlab.core.spec import QuizSpec
-from attnlab.core.spec_load import load_course
+from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.status import STOPS, Status
+from attnlab.student.choice import Choice
 from attnlab.student.text import pad, quiz_word, status_word
 from attnlab.student.timer import time_limited
 
@@ -38,7 +38,14 @@ def pytest_addoption(parser):
     group = parser.getgroup("attnlab")
     group.addoption("--impl", default=None, help="package directory to test (default: ini attnlab_impl)")
     group.addoption("--lang", default=None, choices=["en", "zh"], help="feedback language (default: locale)")
+    group.addoption("--assignment", default=None, help="only this assignment's exercises (default: ini "
+                    "attnlab_assignment, else every assignment's)")
+    group.addoption("--framework", default=None, choices=FRAMEWORKS,
+                    help="what the package is written in (default: ini attnlab_framework, else the assignment's)")
+    group.addoption("--device", default="cpu", help="where the calls run, e.g. cuda (default cpu)")
     parser.addini("attnlab_impl", "default package directory under test", default="reference")
+    parser.addini("attnlab_assignment", "default assignment", default="")
+    parser.addini("attnlab_framework", "default framework of the package under test", default="")
 
 
 def pytest_configure(config):
@@ -49,7 +56,11 @@ def pytest_configure(config):
     impl_path = Path(config.getoption("--impl") or config.getini("attnlab_impl"))
     if not impl_path.is_absolute():
         impl_path = (Path(config.rootpath) / impl_path).resolve()
-    config.stash[STATE] = {"course": None, "impl": InProcessImpl(impl_path, name=impl_path.name, libraries=()),
+    choice = Choice(config.getoption("--assignment") or config.getini("attnlab_assignment") or None,
+                    config.getoption("--framework") or config.getini("attnlab_framework") or None,
+                    config.getoption("--device"))
+    config.stash[STATE] = {"course": None, "choice": choice,
+                           "impl": InProcessImpl(impl_path, name=impl_path.name, libraries=()),
                            "lang": config.getoption("--lang") or default_lang(), "contexts": {}, "results": {},
                            "stopped": {}, "reported": {}}
 
@@ -57,16 +68,28 @@ def pytest_configure(config):
 def _course(config):
     state = config.stash[STATE]
     if state["course"] is None:
-        state["course"] = load_course(paths.SPEC_DIR)
-        state["impl"].libraries = state["course"].libraries
+        try:
+            course = state["choice"].course()
+        except (SpecError, ValueError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        state["course"] = course
+        state["impl"].libraries, state["impl"].framework = course.libraries, course.framework
     return state["course"]
+
+
+def _collected(config) -> set[str]:
+    """With --assignment, its exercises; else every assignment's that can be written in the chosen framework
+    (a handout holds one assignment)."""
+    course = _course(config)
+    if config.stash[STATE]["choice"].assignment is not None:
+        return {e.id for e in course.exercises}
+    return {e.id for e in course.everything if course.framework in getattr(e, "frameworks", (course.framework,))}
 
 
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".yaml" or file_path.parent.resolve() != paths.SPEC_DIR.resolve():
         return None
-    ids = {e.id for e in _course(parent.config).everything}  # every assignment's (a handout holds one)
-    return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in ids else None
+    return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in _collected(parent.config) else None
 
 
 class ExerciseFile(pytest.File):
@@ -140,7 +163,8 @@ def _context(config, exercise):
     if exercise.id not in state["contexts"]:
         # one time limit per exercise, shared by its items, as in grading
         impl = time_limited(state["impl"], exercise.id)
-        state["contexts"][exercise.id] = make_context(exercise, impl, lang=state["lang"])
+        state["contexts"][exercise.id] = make_context(exercise, impl, lang=state["lang"],
+                                                      device=state["choice"].device)
     return state["contexts"][exercise.id]
 
 

@@ -30,6 +30,7 @@ class Adapter:
     name = "?"  # the framework's name, as course.yaml and --framework spell it
     module = "?"  # what `import` loads
     array_type = "?"  # what a student must return, as students know it (numpy.ndarray, jax.Array, ...)
+    generator_kind = "?"  # what dropout's `generator` is in this framework, as the handout says it
     prefixes: tuple[str, ...] = ()  # forbidden-call names this adapter enforces (by dotted prefix)
     imports: tuple[str, ...] = ()  # what student code may import for this framework (with the course's libraries)
     unsupported: frozenset = frozenset()  # torch dtypes the framework lacks: such cases are not applicable

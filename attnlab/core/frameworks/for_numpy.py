@@ -22,6 +22,7 @@ class NumpyAdapter(Adapter):
     name = "numpy"
     module = "numpy"
     array_type = "numpy.ndarray"
+    generator_kind = "numpy.random.Generator"
     prefixes = ("numpy.", "scipy.")
     imports = ("numpy", "ml_dtypes")
     devices = ("cpu",)

@@ -15,6 +15,7 @@ class TorchAdapter(Adapter):
     name = "torch"
     module = "torch"
     array_type = "torch.Tensor"
+    generator_kind = "torch.Generator"
     prefixes = ("torch.", "aten.")
     imports = ("torch", "numpy")
     devices = ("cpu", "cuda", "mps", "xpu")

@@ -19,7 +19,8 @@ from types import ModuleType
 from attnlab.core.forbidden import resolve
 from attnlab.core.outcomes import ForbiddenCall
 
-STUDENT_MODULES = ("attnlab_impl_", "attnlab_file_")  # how impl.load_package and FileImpl name student code
+# how impl.load_package and FileImpl name student code; a notebook's functions live in __main__
+STUDENT_MODULES = ("attnlab_impl_", "attnlab_file_", "__main__")
 
 
 class SwapGuard:
@@ -33,7 +34,7 @@ class SwapGuard:
 
     def _student_modules(self) -> list[ModuleType]:
         return [m for name, m in list(sys.modules.items())
-                if isinstance(m, ModuleType) and name.startswith(STUDENT_MODULES)]
+                if isinstance(m, ModuleType) and (name.startswith(STUDENT_MODULES[:2]) or name == "__main__")]
 
     def _targets(self, names: tuple[str, ...]) -> dict[int, tuple[object, str]]:
         """id(object) -> (object, its spec name) of each forbidden name that resolves here. A name of a
