@@ -49,8 +49,8 @@ def test_exit_zero_whatever_the_scores(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version", "assignment", "origin"}
-    assert data["assignment"] == "attention"
+                         "harness_version", "assignment", "framework", "origin"}
+    assert data["assignment"] == "attention" and data["framework"] == "torch"
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
     assert data["origin"] == {"layout": "single", "path": str(paths.REFERENCE_DIR), "submission_id": None,
                               "late": None, "submitters": []}

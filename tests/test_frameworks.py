@@ -1,0 +1,62 @@
+"""Every framework against the same specs: its reference (reference/<framework>/) passes every check that
+applies, its untouched template scores 0, and what does not apply is exactly what NOT_APPLICABLE below says
+(the README's table). A framework not installed here is skipped; CI installs each (README: Frameworks).
+"""
+
+import pytest
+
+from attnlab.core import frameworks, paths
+from attnlab.core.impl import InProcessImpl
+from attnlab.core.scoring import grade_exercise, make_context
+from attnlab.core.spec import ExerciseSpec
+from attnlab.core.spec_load import load_course
+from attnlab.core.status import Status
+
+OTHERS = ("numpy", "jax", "mindspore")
+# (framework, exercise) -> the checks that do not apply there, and why (README: Frameworks)
+NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
+    ("numpy", "softmax"): {"gradient"},  # NumPy has no autograd
+}
+
+
+def written(framework: str) -> list[ExerciseSpec]:
+    """The coded exercises whose module the framework's reference provides."""
+    course = load_course(paths.SPEC_DIR)
+    ref = paths.reference_dir(framework)
+    return [e for e in course.all_coded if framework in e.frameworks and (ref / f"{e.module}.py").is_file()
+            and f"def {e.function}(" in (ref / f"{e.module}.py").read_text(encoding="utf-8")]
+
+
+def cases(framework_names=OTHERS):
+    found = []
+    for framework in framework_names:
+        if not paths.reference_dir(framework).is_dir():
+            continue
+        found += [pytest.param(framework, e, id=f"{framework}-{e.id}",
+                               marks=pytest.mark.skipif(not frameworks.adapter(framework).available(),
+                                                        reason=f"{framework} is not installed here"))
+                  for e in written(framework)]
+    return found
+
+
+def graded(framework: str, exercise: ExerciseSpec, package):
+    course = load_course(paths.SPEC_DIR, framework=framework) if framework in exercise.frameworks else None
+    impl = InProcessImpl(package, libraries=course.libraries if course else (), framework=framework)
+    return grade_exercise(make_context(exercise, impl))
+
+
+@pytest.mark.parametrize(("framework", "exercise"), cases())
+def test_reference_passes_every_check_that_applies(framework, exercise):
+    result = graded(framework, exercise, paths.reference_dir(framework))
+    failed = [f"{c.name} ({c.status}): {c.message}" for c in result.checks
+              if not c.passed and c.status != Status.NOT_APPLICABLE]
+    assert not failed, "\n".join(failed)
+    assert result.score == exercise.points
+    skipped = {c.name for c in result.checks if c.status == Status.NOT_APPLICABLE}
+    assert skipped == NOT_APPLICABLE.get((framework, exercise.id), set())
+
+
+@pytest.mark.parametrize(("framework", "exercise"), cases())
+def test_template_scores_nothing(framework, exercise):
+    result = graded(framework, exercise, paths.template_dir(framework))
+    assert result.score == 0 and result.status == Status.NOT_IMPLEMENTED, result.feedback
