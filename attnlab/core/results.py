@@ -20,6 +20,7 @@ class CheckResult:
     kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
     hint: str = ""  # advice for this failure, shown instead of the exercise's general hint
     trivial: bool = False  # passed, but a constant function would pass it too (see attnlab.core.scoring)
+    excess: float | None = None  # a compared case's worst error / its tolerance (compare.excess; < 1 passes)
 
 
 @dataclass(frozen=True)
