@@ -60,7 +60,7 @@ def graded(tmp_path_factory):
     for sentinel in SENTINELS:
         sentinel.unlink(missing_ok=True)
     honest = work / "honest_stub"
-    shutil.copytree(paths.TEMPLATE_DIR, honest, ignore=shutil.ignore_patterns("__pycache__"))
+    paths.copy_template(honest)
     planted = Path("/opt/attnlab-planted-solution")  # a second copy of the solution outside the repo
     planted.mkdir(parents=True, exist_ok=True)
     shutil.copy(paths.REFERENCE_DIR / "softmax.py", planted / "softmax.py")

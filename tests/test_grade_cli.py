@@ -2,7 +2,6 @@
 
 import csv
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -111,7 +110,7 @@ def test_same_seed_same_results_for_a_partial_submission(batch, tmp_path):
 def test_killing_grade_py_loses_nothing_finished(tmp_path):
     subs = []
     for i in range(3):
-        shutil.copytree(paths.TEMPLATE_DIR, tmp_path / f"s{i}", ignore=shutil.ignore_patterns("__pycache__"))
+        paths.copy_template(tmp_path / f"s{i}")
         subs.append(tmp_path / f"s{i}")
     out = tmp_path / "out"
     proc = subprocess.Popen([*GRADE, *map(str, subs), "--out", str(out), "--jobs", "1", "--seed", "3"],

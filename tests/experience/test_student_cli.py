@@ -40,7 +40,7 @@ SOFTMAX_LAST_DIM = ("    exps = torch.exp(in_features - in_features.amax(dim=-1,
 
 
 def package_with_softmax(root: Path, body: str = SOFTMAX, name: str = "mine") -> Path:
-    package = shutil.copytree(paths.TEMPLATE_DIR, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    package = paths.copy_template(root / name)
     softmax = package / "softmax.py"
     softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, body), encoding="utf-8")
     return package
