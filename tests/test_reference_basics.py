@@ -16,6 +16,7 @@ import reference
 from attnlab.core import paths
 from attnlab.core.exercises import code_for
 from attnlab.core.impl import find_function
+from attnlab.core.outputs import parts
 from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
@@ -60,15 +61,15 @@ def test_shape_dtype_and_inputs_untouched(name, lead, dtype):
     function, kwargs, seq_arg, last_dim, _ = build(name, lead, dtype)
     before = {key: value.clone() for key, value in kwargs.items() if isinstance(value, torch.Tensor)}
 
-    out = call(function, kwargs)
+    outs = parts(call(function, kwargs))  # several outputs (flash_attention's O and L): the first is the main one
 
-    assert out.shape == (*lead, kwargs[seq_arg].shape[-2], last_dim)
-    assert out.dtype == dtype
-    assert torch.isfinite(out).all()
+    assert outs[0].shape == (*lead, kwargs[seq_arg].shape[-2], last_dim)
+    assert outs[0].dtype == dtype
+    assert all(out.shape[:len(lead)] == lead and torch.isfinite(out).all() for out in outs)
     for key, value in before.items():
         assert torch.equal(kwargs[key], value), f"{name} modified its argument {key}"
     tensors = [value for value in kwargs.values() if isinstance(value, torch.Tensor)]
-    assert all(out.data_ptr() != value.data_ptr() for value in tensors), "returned an input, not a new tensor"
+    assert all(out.data_ptr() != value.data_ptr() for out in outs for value in tensors), "returned an input"
 
 
 @pytest.mark.parametrize("name", deterministic())
@@ -77,7 +78,8 @@ def test_leading_dims_are_independent_batches(name):
     out = call(function, kwargs)
     for index in [(0, 0, 0), (1, 0, 2)]:
         single = {key: (value[index] if key in example.batched else value) for key, value in kwargs.items()}
-        torch.testing.assert_close(call(function, single), out[index], atol=1e-12, rtol=0)
+        torch.testing.assert_close(parts(call(function, single)), tuple(o[index] for o in parts(out)),
+                                   atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("name", deterministic())
@@ -85,7 +87,8 @@ def test_bfloat16_close_to_float64(name):
     function, kwargs, *_ = build(name, lead=(2,), dtype=torch.bfloat16)
     widened = {key: value.double() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
                for key, value in kwargs.items()}
-    torch.testing.assert_close(call(function, kwargs).double(), call(function, widened), atol=0.1, rtol=0.05)
+    got = tuple(out.double() for out in parts(call(function, kwargs)))
+    torch.testing.assert_close(got, tuple(out.double() for out in parts(call(function, widened))), atol=0.1, rtol=0.05)
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))
