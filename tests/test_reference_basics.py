@@ -283,3 +283,51 @@ def test_rope_multihead_positions_per_batch_entry():
     for b in range(3):
         single = {**kwargs, "in_features": kwargs["in_features"][b], "token_positions": positions[b]}
         torch.testing.assert_close(R.run_multihead_self_attention_with_rope(**single), out[b])
+
+
+# --- FlashAttention and the backward pass (assignment "modern") -----------------------------------------
+
+def _bottom_right_mask(n_q, n_k):
+    return torch.ones(n_q, n_k, dtype=torch.bool).tril(diagonal=n_k - n_q)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("blocks", [(16, 16), (1, 1), (5, 3), (64, 2)])
+def test_flash_matches_torch_attention_and_logsumexp(is_causal, blocks):
+    q, k, v = torch.randn(2, 3, 13, 8), torch.randn(2, 3, 21, 8), torch.randn(2, 3, 21, 5)  # 13 queries, 21 keys
+    mask = _bottom_right_mask(13, 21) if is_causal else None
+    out, lse = R.run_flash_attention(q, k, v, is_causal=is_causal, block_q=blocks[0], block_k=blocks[1])
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
+    scores = (q @ k.mT / math.sqrt(8)).masked_fill(~mask if is_causal else torch.zeros((), dtype=torch.bool), -math.inf)
+    torch.testing.assert_close(lse, torch.logsumexp(scores, dim=-1))
+    assert lse.dtype == torch.float32
+
+
+def test_flash_keeps_its_statistics_in_float32_for_bfloat16():
+    q, k, v = (torch.randn(1, 300, 16, dtype=torch.float64) for _ in range(3))
+    out, lse = R.run_flash_attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), block_q=64, block_k=32)
+    out64, lse64 = R.run_flash_attention(q.bfloat16().double(), k.bfloat16().double(), v.bfloat16().double())
+    assert out.dtype == torch.bfloat16 and lse.dtype == torch.float32
+    torch.testing.assert_close(lse.double(), lse64.double(), atol=1e-5, rtol=1e-6)  # only float32 rounding
+    torch.testing.assert_close(out.double(), out64, atol=1e-2, rtol=1e-2)
+
+
+def test_flash_never_holds_more_than_a_tile():
+    from attnlab.core.memory import tensor_budget
+
+    x = torch.randn(1, 4096, 16)  # scores: 64 MB; a 256 x 256 tile: 256 KB
+    with tensor_budget("flash_attention", 1):
+        out, _ = R.run_flash_attention(x, x, x, is_causal=True, block_q=256, block_k=256)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(x, x, x, is_causal=True), atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("shapes,is_causal", [((5, 5, 8, 8), True), ((4, 9, 8, 3), True), ((6, 11, 16, 4), False)])
+def test_attention_backward_equals_autograd(shapes, is_causal):
+    n_q, n_k, d_k, d_v = shapes
+    q, k = torch.randn(2, n_q, d_k, dtype=torch.float64), torch.randn(2, n_k, d_k, dtype=torch.float64)
+    v, grad_out = torch.randn(2, n_k, d_v, dtype=torch.float64), torch.randn(2, n_q, d_v, dtype=torch.float64)
+    leaves = [t.clone().requires_grad_(True) for t in (q, k, v)]
+    mask = _bottom_right_mask(n_q, n_k) if is_causal else None
+    expected = torch.autograd.grad(F.scaled_dot_product_attention(*leaves, attn_mask=mask), leaves, grad_out)
+    got = R.run_attention_backward(q, k, v, grad_out, is_causal=is_causal)
+    torch.testing.assert_close(got, expected, atol=1e-12, rtol=1e-10)
