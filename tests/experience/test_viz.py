@@ -20,7 +20,7 @@ def test_viz_fixtures_are_current():
 
 @pytest.mark.parametrize("exercise_id", viz.drawable(COURSE))
 def test_a_correct_package_draws_exactly_the_reference(exercise_id):
-    exercise = COURSE.get(exercise_id)
+    exercise = COURSE.find(exercise_id)
     yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), "en")
     assert problem == "" and np.allclose(yours, viz.reference_weights(exercise), atol=1e-10)
 
@@ -28,7 +28,7 @@ def test_a_correct_package_draws_exactly_the_reference(exercise_id):
 def test_pictures_show_weights_masks_and_the_relative_position_pattern():
     arrays = viz.viz_arrays(COURSE, reference)
     for exercise_id, weights in arrays.items():
-        if viz.picture_of(COURSE.get(exercise_id)).kind == "weights":
+        if viz.picture_of(COURSE.find(exercise_id)).kind == "weights":
             assert np.allclose(weights.sum(-1), 1.0) and (weights >= 0).all(), exercise_id
     for causal in ("causal_attention", "multihead_self_attention", "gpt2_causal_self_attention",
                    "multihead_attention_wrapper", "multihead_self_attention_with_rope"):
