@@ -14,7 +14,7 @@ import yaml
 
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
-from attnlab.instructor.release import PACKAGE, build_handout
+from attnlab.instructor.release import PACKAGE, build_handout, package_files
 
 
 def _visible_checks(exercise_id: str) -> int:
@@ -76,7 +76,7 @@ def test_handout_has_the_student_package_and_checks_and_no_instructor_material(h
     assert not (handout / "tests").exists() and not (handout / "conftest.py").exists()
     shipped = {p.split("/")[1] for p in present if p.startswith("attnlab/") and p.count("/") > 1}
     assert shipped == {"core", "student"}, shipped  # an allow-list: no grading, sandbox or instructor code
-    template = files_under(paths.TEMPLATE_DIR)
+    template = set(package_files(load_course(paths.SPEC_DIR)))  # the first assignment's modules, as released
     for copy in (PACKAGE, "student_template"):  # the working package and the pristine stubs
         assert files_under(handout / copy) == template
         for rel in template:
@@ -96,7 +96,7 @@ def test_handout_specs_and_fixtures_hold_only_visible_checks(handout):
         assert copy.properties == tuple(p for p in original.properties if p.visible)
         assert copy.points == original.points and copy.misconceptions == original.misconceptions
         expected_fixtures |= {f"{original.id}/{c.name}.npz" for c in copy.cases}
-    pictures = {f"_viz/{p.name}" for p in (paths.FIXTURES_DIR / "_viz").glob("*.npz")}
+    pictures = {f"_viz/{e.id}.npz" for e in course.coded if (paths.FIXTURES_DIR / "_viz" / f"{e.id}.npz").is_file()}
     assert files_under(handout / "fixtures") == expected_fixtures | pictures | {"_laws.json"}
     for rel in expected_fixtures | {"_laws.json"}:  # copied whole: inputs, expected output and misconception outputs
         assert (handout / "fixtures" / rel).read_bytes() == (paths.FIXTURES_DIR / rel).read_bytes()
