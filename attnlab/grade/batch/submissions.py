@@ -102,7 +102,7 @@ def prepare(submission: Submission, workdir: Path) -> Path:
     """A private copy of the submission's package under `workdir`; raises BadSubmission."""
     src = submission.source
     target = workdir / "upload"
-    target.mkdir(parents=True)
+    target.mkdir(parents=True, mode=0o700)  # runners of other submissions must not read it
     if not src.exists():
         raise BadSubmission("upload.missing", path=str(src))
     if src.is_file() and src.name.lower().endswith(".zip"):
