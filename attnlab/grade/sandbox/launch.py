@@ -2,7 +2,8 @@
 
 In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
 clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
-one, every process of the runner's session, process group or subreaper tree is killed).
+one, every process of the runner's session, process group or subreaper tree is killed; where the runner's
+uid is a host uid, leased by this run alone (runs.py), every process of that uid too).
 Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked by this process's forkserver (namespaces
 entered after the fork), or where that cannot run RunnerProcess, a fresh interpreter under `unshare`.
 """
