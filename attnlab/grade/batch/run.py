@@ -105,6 +105,7 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
             outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
+            (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
         progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)
