@@ -154,7 +154,8 @@ def test_grade_py_starts_no_exercise_after_its_budget(tmp_path):
             (package / source.name).write_text(text, encoding="utf-8")
     started = time.monotonic()
     done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(package), "--out", str(tmp_path / "out"),
-                           "--budget", "15", "--timeout", "2"], capture_output=True, text=True, timeout=120)
+                           "--budget", "15", "--timeout", "2", "--gradescope"], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 15 + 16 + 10  # the budget, one exercise's backstop, the end
     exercises = json.loads((tmp_path / "out" / "spinner.json").read_text())["exercises"]
@@ -162,6 +163,8 @@ def test_grade_py_starts_no_exercise_after_its_budget(tmp_path):
     assert statuses[0] == ("timeout", False)  # graded: its CPU time ran out
     assert statuses[-1] == ("timeout", True)  # never started
     assert sorted(statuses, key=lambda s: s[1]) == statuses  # graded ones first, then only unreached ones
+    assert (tmp_path / "out" / "results.json").exists()
+    assert list((tmp_path / "out" / "gradescope").glob("*.partial.json")) == []  # replaced by the final one
 
 
 # -- setup.sh, as Gradescope runs it at image build: apt-get and pip stubbed, the self-test real ------
