@@ -9,6 +9,7 @@ every process of their runner uids (and those uids' files directly in /tmp, /var
 their mode changes. Nothing of a live run is touched.
 """
 
+import atexit
 import contextlib
 import fcntl
 import os
@@ -59,10 +60,12 @@ def current() -> str:
         if RUN_ID.fullmatch(name):
             return name
     name = f"run-{os.getpid()}-{secrets.token_hex(4)}"
-    fd = _try_lock(state_dir() / f"{name}.lock")
+    path = state_dir() / f"{name}.lock"
+    fd = _try_lock(path)
     if fd is None:
-        raise RuntimeError(f"cannot lock {state_dir() / name}.lock")
+        raise RuntimeError(f"cannot lock {path}")
     _held[name] = fd
+    atexit.register(path.unlink, missing_ok=True)  # what still names the run is then known to be stale
     return name
 
 
@@ -156,6 +159,8 @@ def sweep() -> None:
     _sweep_scratch()
     _sweep_uids()
     modes.release(None)
+    for lock in state_dir().glob("run-*.lock"):
+        alive(lock.name[: -len(".lock")])  # removes the lock files of dead runs
 
 
 def _sweep_scratch() -> None:
