@@ -234,10 +234,10 @@ def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path,
 
 
 def test_the_student_limit_is_the_graders():
-    from attnlab.grade.batch.cli import parse_args
+    from attnlab.grade.batch.cli import DEFAULT_TIMEOUT_S, parse_args
     from attnlab.grade.sandbox.launch import Limits
 
-    assert parse_args([]).timeout == limits.EXERCISE_CPU_S
+    assert parse_args([]).timeout is None and DEFAULT_TIMEOUT_S == limits.EXERCISE_CPU_S  # None: no --budget
     assert Limits().backstop(7.0) == limits.backstop(7.0)
 
 
