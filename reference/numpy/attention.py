@@ -6,7 +6,8 @@ through run_softmax, and the attention variants all reduce to run_scaled_dot_pro
 
 NumPy promotes where torch does not: a matmul of bfloat16 (ml_dtypes) arrays gives float32, and a float32
 array divided by a NumPy float64 scalar (`np.sqrt(d_k)`) becomes float64. Every function returns the
-dtype it was given, so each ends with `.astype(<input>.dtype)`.
+dtype it was given, so each ends with `.astype(<input>.dtype)`. np.einsum does not take bfloat16 arrays
+("invalid data type for einsum"): an einsum solution computes in float32 and casts back.
 """
 
 import math
