@@ -48,6 +48,11 @@ class NumpyAdapter(Adapter):
         self._guard = SwapGuard(("numpy", "scipy"))
         self._not_installed: set[str] = set()  # top-level packages of forbidden names found missing here
 
+    def warm(self) -> None:
+        """NumPy, and ml_dtypes for bfloat16 cases, imported once in the forkserver (neither starts a thread)."""
+        import ml_dtypes  # noqa: F401
+        import numpy  # noqa: F401
+
     def array(self, tensor):
         return tensor_to_numpy(tensor)
 
