@@ -16,7 +16,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from attnlab.core import limits, paths
+from attnlab.core import frameworks, limits, paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
 from attnlab.student import submit
@@ -40,7 +40,10 @@ SOFTMAX_LAST_DIM = ("    exps = torch.exp(in_features - in_features.amax(dim=-1,
 
 
 def package_with_softmax(root: Path, body: str = SOFTMAX, name: str = "mine") -> Path:
-    package = shutil.copytree(paths.TEMPLATE_DIR, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    # a torch student's package: the other frameworks' stubs (student_template/numpy/, ...) are not in it
+    other_frameworks = [f for f in frameworks.MODULES if f != "torch"]
+    package = shutil.copytree(paths.TEMPLATE_DIR, root / name,
+                              ignore=shutil.ignore_patterns("__pycache__", *other_frameworks))
     softmax = package / "softmax.py"
     softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, body), encoding="utf-8")
     return package
