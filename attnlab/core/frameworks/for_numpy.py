@@ -32,7 +32,8 @@ from attnlab.core.outcomes import SubmissionError
 from attnlab.core.outputs import convert_output
 
 # the NumPy dtypes (by kind and size) that numpy_to_tensor can hand to torch; bfloat16 is handled by name
-_READABLE_KINDS = {"f": (2, 4, 8), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8), "b": (1,), "c": (8, 16)}
+# (uint8 only: torch before 2.3 has no wider unsigned integers)
+_READABLE_KINDS = {"f": (2, 4, 8), "i": (1, 2, 4, 8), "u": (1,), "b": (1,), "c": (8, 16)}
 
 
 class NumpyAdapter(Adapter):
@@ -66,7 +67,8 @@ class NumpyAdapter(Adapter):
     def _readable(self, value: np.ndarray, function: str) -> torch.Tensor:
         """A torch copy of a returned array, or the student's error if torch cannot hold its dtype."""
         if isinstance(value, np.ma.MaskedArray):
-            value = value.filled(np.nan) if value.dtype.kind == "f" else value.filled()
+            floating = value.dtype.kind == "f" or value.dtype.name == "bfloat16"
+            value = value.filled(np.nan) if floating else value.filled()
         array = np.asarray(value)  # a subclass (np.matrix) as the plain array it holds
         dtype = array.dtype
         if dtype.name != "bfloat16" and dtype.itemsize not in _READABLE_KINDS.get(dtype.kind, ()):
