@@ -257,9 +257,13 @@ class FileImpl(InProcessImpl):
             name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
+            # registered, so that a guard swapping forbidden functions out of student modules sees what this
+            # file imported (frameworks/swap.py: `from scipy.special import softmax` at its top)
+            sys.modules[name] = mod
             try:
                 spec.loader.exec_module(mod)
             except Exception as exc:
+                del sys.modules[name]
                 raise SubmissionError("import_failed", what=self.path.name, problem=describe_exception(exc)) from exc
             self._package = mod
         fn = getattr(self._package, function, None)
