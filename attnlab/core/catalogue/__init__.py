@@ -3,9 +3,9 @@ area's sentences sit together. Keys are stable and unique across areas; each ent
 test checks both, and that every key used in the code exists).
 """
 
-from attnlab.core.catalogue import calls, cli, feedback, grade, laws, quiz, report, status, viz
+from attnlab.core.catalogue import calls, cli, feedback, grade, laws, quiz, report, similarity, status, viz
 
-AREAS = (feedback, calls, laws, quiz, status, cli, grade, report, viz,)
+AREAS = (feedback, calls, laws, quiz, status, cli, grade, report, viz, similarity,)
 CATALOGUE: dict[str, dict[str, str]] = {}
 for _area in AREAS:
     _clash = CATALOGUE.keys() & _area.MESSAGES.keys()
