@@ -32,7 +32,9 @@ class Browser:
 
     def __init__(self, width: int = 1200, height: int = 1000, env: dict | None = None):
         require_chromium()
+        self.height = height
         self.profile = tempfile.mkdtemp(prefix="attnlab-chromium-")
+        self.log = Path(self.profile) / "stderr.log"
         commands_r, commands_w = os.pipe()  # the browser reads commands on fd 3, answers on fd 4
         answers_r, answers_w = os.pipe()
 
@@ -40,13 +42,15 @@ class Browser:
             first, second = os.dup(commands_r), os.dup(answers_w)  # never clobber one with the other
             os.dup2(first, 3)
             os.dup2(second, 4)
+            os.set_inheritable(3, True)  # dup2 onto itself (fd 3 was free) keeps dup's close-on-exec
+            os.set_inheritable(4, True)
 
         self.process = subprocess.Popen(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--remote-debugging-pipe", f"--user-data-dir={self.profile}", f"--window-size={width},{height}",
              "about:blank"],
-            preexec_fn=on_fds_3_and_4, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=on_fds_3_and_4, close_fds=False, stdout=subprocess.DEVNULL, stderr=self.log.open("wb"),
             env={**os.environ, **(env or {})})
         os.close(commands_r)
         os.close(answers_w)
@@ -62,7 +66,7 @@ class Browser:
                 raise TimeoutError("chromium did not answer")
             chunk = os.read(self.answers, 1 << 16)
             if not chunk:
-                raise RuntimeError("chromium closed the pipe")
+                raise RuntimeError(f"chromium closed the pipe: {self.log.read_text(errors='replace')[-2000:]}")
             self.buffer += chunk
         raw, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(raw)
@@ -95,13 +99,13 @@ class Browser:
             raise RuntimeError(f"{expression}: {answer['exceptionDetails']}")
         return answer["result"].get("value")
 
-    def shot(self, selector: str, max_height: int = 1200) -> np.ndarray:
-        """The element as RGB pixels (its top `max_height` pixels), wherever it is on the page."""
-        box = self.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
-                            ".getBoundingClientRect();"
+    def shot(self, selector: str) -> np.ndarray:
+        """The element as RGB pixels, scrolled to the top of the window (at most a window's height of it)."""
+        box = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView();"
+                            " const r = e.getBoundingClientRect();"
                             " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
-        clip = {"x": box[0], "y": box[1], "width": box[2], "height": min(box[3], max_height), "scale": 1}
-        data = self.send("Page.captureScreenshot", session=True, format="png", clip=clip, captureBeyondViewport=True)
+        clip = {"x": box[0], "y": box[1], "width": box[2], "height": min(box[3], self.height - 20), "scale": 1}
+        data = self.send("Page.captureScreenshot", session=True, format="png", clip=clip)
         with tempfile.TemporaryFile() as png:
             png.write(base64.b64decode(data["data"]))
             png.seek(0)

@@ -158,8 +158,7 @@ def test_report_renders_fits_and_sorts_in_headless_chromium(results_dir, tmp_pat
     report.write_text(render(results_dir, lang="en", submissions_dir=paths.EXAMPLES_DIR), encoding="utf-8")
     with Browser(width=1200) as browser:
         browser.open(report.as_uri())
-        for selector in ("#overview + .figures", "#misconception-table", "#item-table", "#submissions", "#similar",
-                         "section.submission"):
+        for selector in ("#overview", "#misconceptions", "#items", "#table", "#similar", "section.submission"):
             assert_not_blank(browser.shot(selector), selector)
         assert browser.evaluate("document.documentElement.scrollWidth <= innerWidth")  # nothing wider than the page
         assert browser.evaluate(NAMES_IN_TABLE) == ["alice", "bob", EVIL, "dora"]  # best first, then by name
