@@ -29,7 +29,7 @@ from attnlab.instructor.report_tables import status_counts, status_word
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FONT_STACK = 'system-ui, "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", sans-serif'
-SIMILAR_PAIRS_SHOWN = 30
+SIMILAR_SHOWN = 30  # pairs, or groups with identical code
 
 
 class ReportError(ValueError):
@@ -78,8 +78,9 @@ def _similar(submissions_dir: Path | None, course: Course | None, lang: str) -> 
     from attnlab.instructor import similarity
 
     found = similarity.check_dir(submissions_dir, course)
-    return {"pairs": [(pair, found.fragments(pair)) for pair in found.pairs[:SIMILAR_PAIRS_SHOWN]],
-            "more": max(0, len(found.pairs) - SIMILAR_PAIRS_SHOWN), "k": similarity.K,
+    matches = found.matches()
+    return {"matches": [(pair, members, found.fragments(pair)) for pair, members in matches[:SIMILAR_SHOWN]],
+            "more": max(0, len(matches) - SIMILAR_SHOWN), "k": similarity.K,
             "skipped": sorted((name, problem.text(lang)) for name, problem in found.skipped.items())}
 
 

@@ -68,10 +68,24 @@ class Found:
     bodies: dict[str, dict[str, Body]] = field(default_factory=dict, repr=False)  # exercise -> name -> body
     excluded: dict[str, set[int]] = field(default_factory=dict, repr=False)  # exercise -> template hashes
 
-    def fragments(self, pair: Pair) -> tuple["Fragment", ...]:
+    def fragments(self, pair: Pair) -> tuple[Fragment, ...]:
         """The pair's shared stretches (computed when asked: a class can have thousands of pairs)."""
         codes = self.bodies[pair.exercise]
         return fragments(codes[pair.a], codes[pair.b], self.excluded[pair.exercise])
+
+    def matches(self) -> list[tuple[Pair, tuple[str, ...]]]:
+        """The pairs to read, most alike first: a group of submissions whose bodies are identical after
+        normalisation is one entry (its first pair, and every member), not one per pair."""
+        shown, found = set(), []
+        for pair in self.pairs:
+            codes = self.bodies[pair.exercise]
+            tokens = codes[pair.a].tokens
+            if tokens != codes[pair.b].tokens:
+                found.append((pair, (pair.a, pair.b)))
+            elif (pair.exercise, tokens) not in shown:
+                shown.add((pair.exercise, tokens))
+                found.append((pair, tuple(sorted(n for n, b in codes.items() if b.tokens == tokens))))
+        return found
 
 
 def body_in(files: dict[str, str], module: str, function: str, parsed: dict) -> Body | None:
@@ -196,15 +210,17 @@ def _side_by_side(fragment: Fragment, width: int = 58) -> list[str]:
 def print_found(found: Found, top: int, lang: str) -> None:
     for name, problem in sorted(found.skipped.items()):
         print(t("similarity.skipped", lang, name=name, problem=problem.text(lang)))
-    for pair in found.pairs[:top]:
+    matches = found.matches()
+    for pair, members in matches[:top]:
         print(t("similarity.pair", lang, exercise=pair.exercise, a=pair.a, b=pair.b, shared=pair.shared,
-                a_share=100 * pair.a_share, b_share=100 * pair.b_share))
+                a_share=100 * pair.a_share, b_share=100 * pair.b_share) if len(members) == 2 else
+              t("similarity.group", lang, exercise=pair.exercise, count=len(members), names=", ".join(members)))
         for fragment in found.fragments(pair):
             print(t("similarity.lines", lang, a_path=pair.a_path, a_from=fragment.a_lines[0], a_to=fragment.a_lines[1],
                     b_path=pair.b_path, b_from=fragment.b_lines[0], b_to=fragment.b_lines[1]))
             print("\n".join(_side_by_side(fragment)))
-    if len(found.pairs) > top:
-        print(t("similarity.more", lang, count=len(found.pairs) - top))
+    if len(matches) > top:
+        print(t("similarity.more", lang, count=len(matches) - top))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     found = check_dir(opts.directory, load_course(paths.SPEC_DIR))
     print_found(found, opts.top, lang)
     print(t("similarity.summary", lang, submissions=found.submissions, exercises=found.exercises,
-            pairs=len(found.pairs), seconds=time.perf_counter() - started))
+            pairs=len(found.pairs), matches=len(found.matches()), seconds=time.perf_counter() - started))
     if opts.json:
         every = [{**asdict(p), "fragments": [asdict(f) for f in found.fragments(p)]} for p in found.pairs]
         opts.json.write_text(json.dumps(every, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

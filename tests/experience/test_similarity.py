@@ -62,6 +62,8 @@ def test_renamed_copies_are_flagged_and_unrelated_solutions_are_not(planted):
     found = similarity.check_dir(root, COURSE)
     assert {(p.exercise, p.a, p.b) for p in found.pairs} == expected
     assert set(found.skipped) == {"broken"} and found.submissions == len(list(root.iterdir())) - 1
+    groups = [members for _, members in found.matches()]  # the zipped copy: three with the same code, once
+    assert sorted(map(len, groups)) == [2, 2, 3] and len(found.pairs) == 5
     copy = next(p for p in found.pairs if p.exercise == "rope")
     assert copy.similarity == 1.0  # renaming and dropping comments change no normalised token
     (fragment,) = found.fragments(copy)
