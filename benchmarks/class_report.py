@@ -31,9 +31,11 @@ def main() -> None:
         make_class(work / "class", count=args.count, seed=3)
         print(f"generated {args.count} submissions in {time.perf_counter() - started:.1f} s")
         started = time.perf_counter()
-        subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *map(str, sorted((work / "class").iterdir())),
-                        "--out", str(work / "out"), "--seed", "1", "--jobs", str(args.jobs)],
-                       check=True, cwd=paths.ROOT, stdout=subprocess.DEVNULL)
+        submissions = sorted(map(str, (work / "class").iterdir()))
+        done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *submissions, "--out", str(work / "out"),
+                               "--seed", "1", "--jobs", str(args.jobs)], cwd=paths.ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"grade.py failed:\n{done.stderr[-3000:]}")
         graded = time.perf_counter() - started
         print(f"graded them with grade.py --jobs {args.jobs} in {graded:.1f} s "
               f"({args.count / graded:.2f} submissions/s)")
