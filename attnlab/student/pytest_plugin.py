@@ -28,7 +28,7 @@ from attnlab.core.scoring import make_context, summarise
 from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.status import STOPS, Status
 from attnlab.student.choice import Choice
-from attnlab.student.text import pad, quiz_word, status_word
+from attnlab.student.text import counted, pad, quiz_word, status_word
 from attnlab.student.timer import time_limited
 
 STATE = pytest.StashKey[dict]()
@@ -243,8 +243,8 @@ def pytest_terminal_summary(terminalreporter, config):
         if not checks:
             continue
         result = summarise_quiz(ex, checks, lang) if isinstance(ex, QuizSpec) else summarise(ex, checks, lang)
-        passed = sum(c.passed for c in checks)
-        rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{len(checks)}",
+        passed, total = counted(checks)
+        rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{total}",
                          f"{result.score:6.2f} / {ex.points:g}"))
         earned, possible = earned + result.score, possible + ex.points
     tr = terminalreporter

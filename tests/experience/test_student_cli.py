@@ -269,3 +269,15 @@ def test_ctrl_c_ends_check_cleanly(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "attnlab check: interrupted\n" and "Traceback" not in out + err
+
+
+def test_a_check_that_does_not_apply_is_said_and_not_counted(capsys):
+    """NumPy has no autograd: the gradient law reads "not applicable", marked neither passed nor failed, and
+    the counts and points are over the checks that apply."""
+    numpy_reference = str(paths.reference_dir("numpy"))
+    code, out, _ = run(capsys, "check", "softmax", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
+    assert code == 0
+    assert "– property gradient: not applicable in numpy: it has no automatic differentiation" in out
+    assert "✗" not in out and re.search(r"8\.00 / 8 \((\d+)/\1 checks passed", out), out
+    code, out, _ = run(capsys, "status", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
+    assert re.search(r"softmax\s+passed\s+(\d+)/\1\s+8\.00 / 8", out), out
