@@ -110,6 +110,7 @@ def copy_spec(course: Course, target: Path, *, visible_only: bool = True) -> Non
     """The assignment's specs (and their exercises' .py); for a handout without hidden cases and laws."""
     target.mkdir(parents=True)
     (target / "course.yaml").write_text(course_yaml(course), encoding="utf-8")
+    shutil.copytree(paths.SPEC_DIR / "schema", target / "schema")  # what the specs' editor modelines name
     for exercise in course.exercises:
         source = paths.SPEC_DIR / f"{exercise.id}.yaml"
         if isinstance(exercise, QuizSpec) or not visible_only:
