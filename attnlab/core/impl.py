@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from attnlab.core import frameworks, imports, memory
+from attnlab.core import frameworks, imports
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
@@ -141,9 +141,10 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
            deep_guard: bool = True, max_tensor_mb: float | None = None, framework: str = "torch") -> Any:
     """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
     mapping failures to harness outcomes."""
-    guard = frameworks.adapter(framework).guard(exercise, forbidden_calls, deep=deep_guard)
+    adapter = frameworks.adapter(framework)
+    guard = adapter.guard(exercise, forbidden_calls, deep=deep_guard)
     try:
-        with guard, memory.tensor_budget(exercise, max_tensor_mb):
+        with guard, adapter.budget(exercise, max_tensor_mb):
             return fn(**kwargs)
     except Outcome:
         raise
