@@ -66,3 +66,12 @@ def test_reference_passes_every_check_that_applies(framework, exercise):
 def test_template_scores_nothing(framework, exercise):
     result = graded(framework, exercise, paths.template_dir(framework))
     assert result.score == 0 and result.status == Status.NOT_IMPLEMENTED, result.feedback
+
+
+@pytest.mark.parametrize("framework", [f for f in OTHERS if paths.reference_dir(f).is_dir()])
+def test_a_framework_with_references_has_one_for_every_exercise_it_offers(framework):
+    """An exercise a spec offers in a framework (`frameworks:`) has that framework's reference: a missing one
+    would silently drop out of the two tests above."""
+    course = load_course(paths.SPEC_DIR)
+    offered = {e.id for e in course.all_coded if framework in e.frameworks}
+    assert {e.id for e in written(framework)} == offered

@@ -213,8 +213,9 @@ def _row(*cells: str) -> str:
 
 def _not_implemented_lines(config, lang: str) -> list[str]:
     stopped = config.stash[STATE]["stopped"]
-    return [t("student.not_implemented_row", lang, id=ex.id, function=ex.function, module=ex.module)
-            for ex in _course(config).everything if ex.id in stopped and stopped[ex.id].status == Status.NOT_IMPLEMENTED]
+    missing = [ex for ex in _course(config).everything
+               if ex.id in stopped and stopped[ex.id].status == Status.NOT_IMPLEMENTED]
+    return [t("student.not_implemented_row", lang, id=ex.id, function=ex.function, module=ex.module) for ex in missing]
 
 
 def _quiz_row(quiz: QuizSpec, state: dict) -> str:

@@ -79,7 +79,7 @@ def test_class_report_in_headless_chromium(graded, which, lang, tmp_path):
         if p.kind == "bad_zip":
             assert by_name[p.name].count(t("report.upload_error", lang)) == 1
         if p.kind == "syntax_error":
-            assert re.search(r"SyntaxError: invalid syntax \(\w+\.py, line \d+\)", by_name[p.name])
+            assert re.search(r"SyntaxError: invalid syntax ?[(（](at |位于 )\w+\.py:\d+[)）]", by_name[p.name])
     report = tmp_path / f"report-{lang}.html"
     report.write_text(html, encoding="utf-8")
     with Browser(width=1200) as browser:

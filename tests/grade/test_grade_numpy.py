@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from attnlab.core import frameworks, paths
+from attnlab.core.spec_load import load_course
 
 pytestmark = [pytest.mark.e2e,  # starts grade.py and its runners
               pytest.mark.skipif(not frameworks.adapter("numpy").available(), reason="numpy is not installed")]
 
-NO_GRADIENT_LAW = {"causal_mask", "dropout", "sinusoidal_positional_encoding"}
+# the exercises with a gradient law: NumPy has no autograd, so the law is shown as not applicable
+GRADIENT_LAW = {e.id for e in load_course(paths.SPEC_DIR).all_coded if any(p.name == "gradient" for p in e.properties)}
 BUGGY = [  # (file, text in the reference, replacement): mistakes a NumPy student makes
     ("attention.py", "/ math.sqrt(d_k)", "/ np.sqrt(d_k)"),  # np.float64 scalar: float32 scores become float64
     ("attention.py", "return (weights @ V).astype(Q.dtype)", "return weights @ V"),  # ... and stay float64
@@ -30,10 +32,12 @@ def grade(*args) -> subprocess.CompletedProcess:
 
 
 def submission(work: Path, name: str, package: Path, answers: Path, edits: list = ()) -> Path:
-    """A copy of `package` with the quiz answers a student would hand in, and `edits` applied."""
+    """A copy of `package` with the quiz answers a student would hand in (both assignments' quizzes, from
+    the directory `answers`), and `edits` applied."""
     target = work / name
     shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(answers, target / "quiz.yaml")
+    for quiz in ("quiz.yaml", "modern_quiz.yaml"):
+        shutil.copy2(answers / quiz, target / quiz)
     for file, old, new in edits:
         text = (target / file).read_text(encoding="utf-8")
         assert old in text, f"{file} no longer contains {old!r}"
@@ -45,9 +49,9 @@ def submission(work: Path, name: str, package: Path, answers: Path, edits: list 
 def graded(tmp_path_factory):
     work = tmp_path_factory.mktemp("numpy_class")
     reference, template = paths.reference_dir("numpy"), paths.template_dir("numpy")
-    class_dir = [submission(work, "reference", reference, paths.REFERENCE_DIR / "quiz.yaml"),
-                 submission(work, "template", template, paths.TEMPLATE_DIR / "quiz.yaml"),
-                 submission(work, "buggy", reference, paths.REFERENCE_DIR / "quiz.yaml", BUGGY)]
+    class_dir = [submission(work, "reference", reference, paths.REFERENCE_DIR),
+                 submission(work, "template", template, paths.TEMPLATE_DIR),
+                 submission(work, "buggy", reference, paths.REFERENCE_DIR, BUGGY)]
     runs = {"attention": grade(*class_dir, "--framework", "numpy", "--out", work / "out", "--seed", "3",
                                "--jobs", "2"),
             "modern": grade(class_dir[0], "--assignment", "modern", "--framework", "numpy", "--out",
@@ -67,10 +71,10 @@ def test_the_numpy_reference_gets_full_marks_in_both_assignments(graded):
     for out in ("out", "modern"):
         data = result(work, out, "reference")
         assert data["framework"] == "numpy" and data["score"] == data["max_score"] > 0
-        coded = [e for e in data["exercises"] if e["id"] != "quiz"]
+        coded = [e for e in data["exercises"] if "quiz" not in e["id"]]
         assert coded and all(e["status"] == "passed" for e in coded), [e["feedback"] for e in coded]
         # the gradient law is shown, not hidden, and not counted
-        assert all("not applicable in numpy" in e["feedback"] for e in coded if e["id"] not in NO_GRADIENT_LAW)
+        assert all("not applicable in numpy" in e["feedback"] for e in coded if e["id"] in GRADIENT_LAW)
 
 
 def test_the_untouched_numpy_template_scores_zero(graded):

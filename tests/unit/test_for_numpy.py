@@ -172,3 +172,32 @@ def test_scipy_imported_inside_the_function_is_caught_on_the_first_call_where_it
     assert run("any") == "ForbiddenCall scipy.special.softmax True"
     # a course without scipy: its import fails plainly, and no time or memory goes into loading scipy
     assert run("course") == "SubmissionError  False"
+
+
+def test_the_memory_budget_names_the_line_that_made_too_much_and_lets_tiles_through():
+    """NumPy's budget (line_memory.py): one line making a 64 MB array fails, named by its file and line;
+    a loop making many 1 MB tiles, each freed, passes; a trace function set before the call is restored."""
+    import sys
+
+    from attnlab.core.frameworks.line_memory import line_budget
+    from attnlab.core.outcomes import MemoryLimit
+
+    def big():
+        return np.ones((4096, 4096), dtype=np.float32).sum()
+
+    def tiles():
+        total = 0.0
+        for _ in range(64):
+            total += np.ones((512, 512), dtype=np.float32).sum()
+        return total
+
+    here = lambda filename: filename == __file__  # noqa: E731 -- the "student's" code is this file
+    previous = sys.gettrace()
+    with line_budget("flash_attention", 8, "numpy", here):
+        assert tiles() == 64 * 512 * 512
+    with pytest.raises(MemoryLimit) as caught:
+        with line_budget("flash_attention", 8, "numpy", here):
+            big()
+    assert sys.gettrace() is previous
+    message = caught.value.message.text("en")
+    assert "made 64 MB of numpy arrays at once" in message and "test_for_numpy.py" in message, message

@@ -19,9 +19,6 @@ student's error, named in NumPy's terms.
 
 import importlib.util
 import sys
-import tracemalloc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -30,8 +27,9 @@ import torch
 from attnlab.core import imports
 from attnlab.core.forbidden import resolve
 from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
+from attnlab.core.frameworks.line_memory import line_budget
 from attnlab.core.frameworks.swap import SwapGuard
-from attnlab.core.outcomes import MemoryLimit, SubmissionError
+from attnlab.core.outcomes import SubmissionError
 from attnlab.core.outputs import convert_output
 
 # the NumPy dtypes (by kind and size) that numpy_to_tensor can hand to torch; bfloat16 is handled by name
@@ -82,28 +80,11 @@ class NumpyAdapter(Adapter):
     def is_array(self, value: Any) -> bool:
         return isinstance(value, np.ndarray)
 
-    @contextmanager
-    def budget(self, exercise: str, limit_mb: float | None) -> Iterator[None]:
-        """NumPy reports its array buffers to tracemalloc, so the budget is read from the peak of memory the
-        call held at once (arrays and Python objects it made): stricter than "per tensor", and still far
-        from a blocked computation's few MB when a call materialises a queries x keys matrix."""
-        if limit_mb is None:
-            yield
-            return
-        started = not tracemalloc.is_tracing()
-        if started:
-            tracemalloc.start()
-        try:
-            tracemalloc.reset_peak()
-            before = tracemalloc.get_traced_memory()[0]
-            yield
-            held = tracemalloc.get_traced_memory()[1] - before
-        finally:
-            if started:
-                tracemalloc.stop()
-        if held > limit_mb * 2**20:
-            raise MemoryLimit("memory_arrays", exercise=exercise, framework=self.name, mb=held / 2**20,
-                              limit=limit_mb)
+    def budget(self, exercise: str, limit_mb: float | None):
+        """NumPy's buffers are traced by tracemalloc: the budget holds each line of the student's code to
+        what it makes at once (line_memory.py)."""
+        from attnlab.core.impl import _is_student_frame  # impl imports the adapters
+        return line_budget(exercise, limit_mb, self.name, _is_student_frame)
 
     def numpy_of(self, value: Any) -> np.ndarray:
         return value
