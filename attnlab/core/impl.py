@@ -257,9 +257,11 @@ class FileImpl(InProcessImpl):
             name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod  # where a swap guard (frameworks/swap.py) finds the names it imported
             try:
                 spec.loader.exec_module(mod)
             except Exception as exc:
+                del sys.modules[name]
                 raise SubmissionError("import_failed", what=self.path.name, problem=describe_exception(exc)) from exc
             self._package = mod
         fn = getattr(self._package, function, None)
