@@ -102,7 +102,8 @@ def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
 
 
 def caught_by(results: list[CheckResult]) -> list[CheckResult]:
-    return [r for r in results if not r.passed]
+    """The checks that failed; one that does not apply in the entry's framework (a dtype it lacks) is neither."""
+    return [r for r in results if not r.passed and r.status != Status.NOT_APPLICABLE]
 
 
 def diagnoses(results: list[CheckResult]) -> set[str]:

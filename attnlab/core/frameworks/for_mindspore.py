@@ -109,6 +109,7 @@ class MindsporeAdapter(Adapter):
         """Output and gradients of <output, cotangent> with respect to the arguments named in `wrt`, through
         mindspore.value_and_grad (the torch adapter's contract: attnlab.core.impl.vjp_call)."""
         import mindspore as ms
+        from mindspore.common.api import _pynative_executor
 
         from attnlab.core.impl import describe_exception, invoke
 
@@ -127,9 +128,10 @@ class MindsporeAdapter(Adapter):
         try:
             (_, raw), grads = ms.value_and_grad(inner, grad_position=tuple(range(len(wrt))), has_aux=True)(
                 *(converted[name] for name in wrt))
-        except Outcome:
-            raise
         except Exception as exc:
+            _pynative_executor.clear_res()  # a failed forward pass leaves the grad executor's graph half built
+            if isinstance(exc, Outcome):
+                raise
             raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
         grads = grads if isinstance(grads, tuple) else (grads,)
         return detach(self.to_torch(raw, function)), {name: self.tensor_of(g) for name, g in zip(wrt, grads)}
