@@ -21,6 +21,7 @@ from attnlab.core.impl import Returned
 from attnlab.core.outcomes import (
     ForbiddenCall,
     MemoryLimit,
+    NotApplicable,
     NotImplementedByStudent,
     Outcome,
     ShapeError,
@@ -49,7 +50,8 @@ EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be se
 MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
 MAX_CALLS_PER_REQUEST = 64  # a request carries up to this many calls: one round trip, not 64
 OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: SubmissionError,
-            Status.FAILED: ShapeError, Status.TIMEOUT: TimeLimit, Status.MEMORY: MemoryLimit}
+            Status.FAILED: ShapeError, Status.TIMEOUT: TimeLimit, Status.MEMORY: MemoryLimit,
+            Status.NOT_APPLICABLE: NotApplicable}  # a dtype the submission's framework lacks
 
 
 class RemoteImpl:
