@@ -9,7 +9,7 @@ nn.Softmax, ...) are caught by swapping (swap.py).
 
 MindSpore rounds a Python float to float32 before it meets a float64 tensor (`x / d ** 0.5`), so
 idiomatic float64 code is exact to about 1e-7 only: specs give mindspore its own float64 tolerance where
-that matters (`tolerance: mindspore: {float64: ...}`, docs/frameworks.md).
+that matters (`tolerance: mindspore: {float64: ...}`, docs/mindspore.md).
 """
 
 import os
@@ -33,7 +33,7 @@ class MindsporeAdapter(Adapter):
     name = "mindspore"
     module = "mindspore"
     array_type = "mindspore.Tensor"
-    generator_kind = "int (a seed: ops.UniformReal(seed=generator), or mindspore.set_seed(generator) then ops.rand)"
+    generator_kind = "int"  # a seed: ops.UniformReal(seed=generator), or mindspore.set_seed(generator) + ops.rand
     prefixes = ("mindspore.",)
     imports = ("mindspore", "numpy")
     unsupported = frozenset({torch.bfloat16})  # no CPU kernel takes bfloat16 (exp, matmul, ...)
