@@ -25,6 +25,12 @@ NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
     ("mindspore", "rope"): {"bfloat16", "bfloat16_large_positions"},
     ("mindspore", "kv_cache_attention"): {"bfloat16_decode"},
 }
+# NumPy has no autograd: the gradient law of every other exercise that has one is not applicable either
+NOT_APPLICABLE.update({("numpy", exercise): {"gradient"} for exercise in (
+    "simple_self_attention", "scaled_dot_product_attention", "self_attention", "causal_attention",
+    "multihead_attention_wrapper", "multihead_self_attention", "gpt2_causal_self_attention", "rope",
+    "multihead_self_attention_with_rope", "cross_attention", "kv_cache_attention", "grouped_query_attention",
+    "sliding_window_attention")})
 
 
 def written(framework: str) -> list[ExerciseSpec]:

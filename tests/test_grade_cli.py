@@ -58,6 +58,11 @@ def test_result_json_schema(batch):
         assert {"id", "function", "score", "max_score", "status", "feedback"} <= set(e)
         assert e["status"] == "passed"
         assert e["function"] == (None if e["id"] == "quiz" else f"run_{e['id']}")
+        # per-check outcomes, for the class report's item analysis
+        assert e["checks"] and all(set(c) == {"name", "kind", "visible", "passed", "status", "diagnosis"}
+                                   and c["passed"] and c["status"] == "passed" for c in e["checks"])
+    checks = [c for e in data["exercises"] for c in e["checks"]]
+    assert {c["kind"] for c in checks} == {"case", "property"} and {c["visible"] for c in checks} == {True, False}
 
 
 def test_broken_upload_is_graded_with_a_message(batch):

@@ -102,7 +102,8 @@ def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
 
 
 def caught_by(results: list[CheckResult]) -> list[CheckResult]:
-    """The checks that failed; one that does not apply in the entry's framework (a dtype it lacks) is neither."""
+    """The checks that failed; one not applicable in the entry's framework (a dtype it lacks, NumPy's gradient
+    law) caught nothing."""
     return [r for r in results if not r.passed and r.status != Status.NOT_APPLICABLE]
 
 
@@ -138,7 +139,9 @@ def describe(mutant: Mutant, results: list[CheckResult]) -> str:
     if mutant.pending:
         note = f"  [PENDING: {mutant.pending}]" if trouble else "  <-- behaves now: remove its PENDING note"
     if mutant.kind == "alt":
-        return f"{mutant.name}: {'; '.join(trouble) or f'passes all {len(results)} checks'}{note}"
+        skipped = sum(r.status == Status.NOT_APPLICABLE for r in results)
+        passes = f"passes all {len(results) - skipped} checks" + (f" ({skipped} not applicable)" if skipped else "")
+        return f"{mutant.name}: {'; '.join(trouble) or passes}{note}"
     failed = caught_by(results)
     if not failed:
         return f"{mutant.name}: ESCAPES every check{note}"

@@ -28,7 +28,7 @@ from attnlab.core.scoring import make_context, summarise
 from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
 from attnlab.student.choice import Choice
-from attnlab.student.text import pad, quiz_word, status_word
+from attnlab.student.text import counted, pad, quiz_word, status_word
 from attnlab.student.timer import time_limited
 
 STATE = pytest.StashKey[dict]()
@@ -131,7 +131,7 @@ class CheckItem(pytest.Item):
         results.append(result)
         if result.passed:
             return
-        if result.status in EXCLUDED:  # not applicable in this framework (a dtype it lacks): shown, not failed
+        if result.status in EXCLUDED:  # not applicable in the framework (a dtype it lacks, NumPy's gradient law)
             pytest.skip(result.message)
         self.not_implemented = result.status == Status.NOT_IMPLEMENTED  # a stub, or a question not answered
         if result.status in STOPS and self.kind != "question":
@@ -214,7 +214,7 @@ def _row(*cells: str) -> str:
 def _not_implemented_lines(config, lang: str) -> list[str]:
     stopped = config.stash[STATE]["stopped"]
     return [t("student.not_implemented_row", lang, id=ex.id, function=ex.function, module=ex.module)
-            for ex in _course(config).exercises if ex.id in stopped and stopped[ex.id].status == Status.NOT_IMPLEMENTED]
+            for ex in _course(config).everything if ex.id in stopped and stopped[ex.id].status == Status.NOT_IMPLEMENTED]
 
 
 def _quiz_row(quiz: QuizSpec, state: dict) -> str:
@@ -243,9 +243,8 @@ def pytest_terminal_summary(terminalreporter, config):
         if not checks:
             continue
         result = summarise_quiz(ex, checks, lang) if isinstance(ex, QuizSpec) else summarise(ex, checks, lang)
-        counted = [c for c in checks if c.status not in EXCLUDED]
-        passed = sum(c.passed for c in counted)
-        rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{len(counted)}",
+        passed, total = counted(checks)
+        rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{total}",
                          f"{result.score:6.2f} / {ex.points:g}"))
         earned, possible = earned + result.score, possible + ex.points
     tr = terminalreporter

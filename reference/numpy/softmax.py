@@ -29,5 +29,6 @@ def run_softmax(in_features: Float[np.ndarray, "*shape"], dim: int) -> Float[np.
     # BEGIN SOLUTION
     shifted = in_features - in_features.max(axis=dim, keepdims=True)
     exponentials = np.exp(shifted)
-    return (exponentials / exponentials.sum(axis=dim, keepdims=True)).astype(in_features.dtype, copy=False)
+    weights = exponentials / exponentials.sum(axis=dim, keepdims=True)
+    return weights.astype(in_features.dtype, copy=False)  # bfloat16 meeting a float may promote: cast back
     # END SOLUTION
