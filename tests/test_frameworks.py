@@ -21,7 +21,7 @@ NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
         "softmax", "simple_self_attention", "self_attention", "causal_attention", "scaled_dot_product_attention",
         "multihead_attention_wrapper", "multihead_self_attention", "gpt2_causal_self_attention",
         "multihead_self_attention_with_rope", "cross_attention", "grouped_query_attention",
-        "sliding_window_attention")},
+        "sliding_window_attention", "flash_attention", "attention_backward")},
     ("mindspore", "rope"): {"bfloat16", "bfloat16_large_positions"},
     ("mindspore", "kv_cache_attention"): {"bfloat16_decode"},
 }
