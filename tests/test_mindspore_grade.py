@@ -1,10 +1,13 @@
 """grade.py grades a class of MindSpore submissions (examples/mindspore/) in its sandbox, at the isolation level
 torch submissions get on this machine: the reference scores full marks, the untouched template 0, the
 library calls are forbidden, the buggy one's seed-001 habits are diagnosed, and bfloat16 cases are shown as
-not applicable. Runs where MindSpore is installed (.venv-mindspore: tests/test_mindspore_venv.py runs it there).
+not applicable. The modern assignment likewise: the reference, with the modern quiz's answers, gets full
+marks (FlashAttention's long case within its memory budget), the template 0. Runs where MindSpore is
+installed (.venv-mindspore: tests/test_mindspore_venv.py runs it there).
 """
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -25,11 +28,27 @@ CLASS = paths.ROOT / "examples" / "mindspore"
 def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("mindspore-class")
     proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--framework", "mindspore", str(CLASS),
-                           "--out", str(out), "--seed", "5"], capture_output=True, text=True, timeout=900,
+                           "--out", str(out), "--seed", "5", "--jobs", "2"], capture_output=True, text=True, timeout=900,
                           cwd=paths.ROOT)
     results = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")
                if p.name != "grading-run.json"}
     return proc, results
+
+
+@pytest.fixture(scope="module")
+def graded_modern(tmp_path_factory):
+    """The modern assignment: the reference with the course's answers to the modern quiz, and the template."""
+    work = tmp_path_factory.mktemp("mindspore-modern")
+    for name, package, answers in (("reference", paths.reference_dir("mindspore"), paths.REFERENCE_DIR),
+                                   ("untouched_template", paths.template_dir("mindspore"), paths.TEMPLATE_DIR)):
+        shutil.copytree(package, work / "class" / name, ignore=shutil.ignore_patterns("__pycache__", "quiz.yaml"))
+        shutil.copy2(answers / "modern_quiz.yaml", work / "class" / name / "modern_quiz.yaml")
+    proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--framework", "mindspore", "--assignment",
+                           "modern", str(work / "class"), "--out", str(work / "out"), "--seed", "5", "--jobs", "2"],
+                          capture_output=True, text=True, timeout=900, cwd=paths.ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (work / "out").glob("*.json")
+            if p.name != "grading-run.json"}
 
 
 def exercise(results, submission: str, exercise_id: str) -> dict:
@@ -68,3 +87,13 @@ def test_library_calls_are_forbidden_and_seed_habits_diagnosed(graded):
     assert "different seeds" in exercise(results, "li_buggy", "dropout")["feedback"]  # set_seed(123)
     assert exercise(results, "li_buggy", "causal_mask")["status"] == Status.PASSED
 
+
+
+def test_modern_reference_full_marks_template_zero(graded_modern):
+    reference, template = graded_modern["reference"], graded_modern["untouched_template"]
+    assert reference["framework"] == "mindspore"
+    assert reference["score"] == reference["max_score"] == 100, [e["feedback"] for e in reference["exercises"]]
+    assert template["score"] == 0
+    assert all(e["status"] == Status.NOT_IMPLEMENTED for e in template["exercises"])
+    flash = exercise(graded_modern, "reference", "flash_attention")
+    assert flash["status"] == Status.PASSED and "not applicable in mindspore" in flash["feedback"]  # bfloat16
