@@ -28,8 +28,8 @@ CLASS = paths.ROOT / "examples" / "mindspore"
 def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("mindspore-class")
     proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--framework", "mindspore", str(CLASS),
-                           "--out", str(out), "--seed", "5", "--jobs", "2"], capture_output=True, text=True, timeout=900,
-                          cwd=paths.ROOT)
+                           "--out", str(out), "--seed", "5", "--jobs", "2"], capture_output=True, text=True,
+                          timeout=900, cwd=paths.ROOT)
     results = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")
                if p.name != "grading-run.json"}
     return proc, results
