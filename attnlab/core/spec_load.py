@@ -227,8 +227,36 @@ def _check_law_references(node: Node, params: dict, cases: tuple[CaseSpec, ...])
                 raise node.child(key).fail(f"arguments of case {case.name!r}: {sorted(case.args)}", name)
 
 
-def tolerance(node: Node) -> tuple[dict[str, Tolerance], str]:
+def tolerance(node: Node) -> tuple[dict[str, Tolerance], str, dict[str, dict[str, Tolerance]]]:
+    """`tolerance:`: atol/rtol per dtype (float32 and float64 required), `why`, and optionally a framework's
+    own atol/rtol for some dtypes (`mindspore: {float64: {atol: ..., rtol: ...}}`), which replace the general
+    ones when the exercise is graded in that framework (ExerciseSpec.in_framework)."""
     tol = node.mapping("tolerance")
+    others = tuple(f for f in FRAMEWORKS if f != "torch")
+    tol.only({*TENSOR_DTYPES, "why", *others})
+    by_dtype = _by_dtype(tol)
+    for dtype in ("float32", "float64"):
+        if dtype not in by_dtype:
+            raise tol.child(dtype).fail("atol/rtol for this dtype (float32 and float64 are required)")
+    by_framework = {}
+    for framework in others:
+        if framework in tol.value:
+            own = tol.mapping(framework)
+            own.only(set(TENSOR_DTYPES))
+            by_framework[framework] = _by_dtype(own)
+            if not by_framework[framework]:
+                raise own.fail(f"atol/rtol for at least one dtype of {list(TENSOR_DTYPES)}")
+            for dtype, t in by_framework[framework].items():  # a framework loses precision, never gains it
+                general = by_dtype.get(dtype) or by_dtype["float32"]
+                if t.atol < general.atol or t.rtol < general.rtol:
+                    raise own.child(dtype).fail(f"no tighter than the general tolerance {general}", t)
+    why = tol.get("why", str)
+    if len(why.strip()) < 20:
+        raise tol.child("why").fail("a real one-line justification of the tolerance", why)
+    return by_dtype, why, by_framework
+
+
+def _by_dtype(tol: Node) -> dict[str, Tolerance]:
     by_dtype = {}
     for dtype in TENSOR_DTYPES:
         if dtype in tol.value:
@@ -236,13 +264,7 @@ def tolerance(node: Node) -> tuple[dict[str, Tolerance], str]:
             t.only({"atol", "rtol"})
             by_dtype[dtype] = Tolerance(atol=float(t.get("atol", (int, float))),
                                         rtol=float(t.get("rtol", (int, float))))
-    for dtype in ("float32", "float64"):
-        if dtype not in by_dtype:
-            raise tol.child(dtype).fail("atol/rtol for this dtype (float32 and float64 are required)")
-    why = tol.get("why", str)
-    if len(why.strip()) < 20:
-        raise tol.child("why").fail("a real one-line justification of the tolerance", why)
-    return by_dtype, why
+    return by_dtype
 
 
 EXERCISE_KEYS = {"kind", "id", "function", "module", "title", "description", "points", "hints", "forbidden",
@@ -276,7 +298,7 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
     if function != f"run_{ex_id}":
         raise node.child("function").fail(f"'run_{ex_id}'", function)
     hints = node.mapping("hints")
-    by_tol, why = tolerance(node)
+    by_tol, why, by_framework = tolerance(node)
     cases = tuple(case(c, ex_id) for c in node.sequence("cases"))
     names = [c.name for c in cases]
     if len(set(names)) != len(names) or not cases:
@@ -298,7 +320,7 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
         returns=returns(node, cases),
         misconceptions=tuple(Misconception(id=m.get("id", str), message=text(m, "message"))
                              for m in node.sequence("misconceptions", required=False)),
-        path=path, frameworks=frameworks_of(node))
+        path=path, frameworks=frameworks_of(node), framework_tolerance=by_framework)
 
 
 def frameworks_of(node: Node) -> tuple[str, ...]:
@@ -365,6 +387,7 @@ def load_course(spec_dir: Path, assignment: str | None = None, framework: str | 
         if isinstance(ex, ExerciseSpec) and chosen.framework not in ex.frameworks:
             raise SpecError(f"assignment {chosen.id!r} is graded in {chosen.framework}, but exercise {i!r} can only "
                             f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
+    loaded = {i: ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex for i, ex in loaded.items()}
     return Course(title=chosen.title, total_points=chosen.total_points,
                   exercises=tuple(loaded[i] for i in chosen.exercise_ids), libraries=libraries(node),
                   assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))

@@ -94,14 +94,16 @@ def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
 
 def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
     """All checks of the mutant's exercise run against the mutant file (in this process)."""
-    ctx = make_context(course.find(mutant.exercise), FileImpl(mutant.path, framework=mutant.framework))
+    exercise = course.find(mutant.exercise).in_framework(mutant.framework)  # its tolerances in that framework
+    ctx = make_context(exercise, FileImpl(mutant.path, framework=mutant.framework))
     with warnings.catch_warnings():  # the corpus is buggy on purpose (e.g. .T on 3-D tensors); not news
         warnings.simplefilter("ignore")
         return run_checks(ctx)
 
 
 def caught_by(results: list[CheckResult]) -> list[CheckResult]:
-    """The checks that failed; one not applicable in the entry's framework (NumPy's gradient law) caught nothing."""
+    """The checks that failed; one not applicable in the entry's framework (a dtype it lacks, NumPy's gradient
+    law) caught nothing."""
     return [r for r in results if not r.passed and r.status != Status.NOT_APPLICABLE]
 
 

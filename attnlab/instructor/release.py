@@ -258,6 +258,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
               "requirements": requirements(HANDOUT_DEPS + course.libraries) + framework_requirements(course.framework),
               "framework": course.framework, "array_type": adapter.array_type,
               "generator_kind": adapter.generator_kind, "imports": adapter.imports,
+              "lacks": sorted(str(d).removeprefix("torch.") for d in adapter.unsupported),
               "coded_points": sum(e.points for e in course.coded), "time_limit": f"{limits.EXERCISE_CPU_S:g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):

@@ -47,7 +47,7 @@ TEXT = {"$ref": "#/$defs/Text"}
 # class -> {field: None (derived, not written in YAML) | a schema replacing the annotation's}
 YAML_FORM: dict[type, dict[str, Any]] = {
     ExerciseSpec: {
-        "path": None, "tolerance_why": None,
+        "path": None, "tolerance_why": None, "framework_tolerance": None,  # the last is read from `tolerance:`
         "kind": {"const": "function"},
         "function": {"type": "string", "pattern": "^run_[a-z0-9_]+$"},
         "id": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
@@ -148,8 +148,11 @@ def exercise_schema() -> dict:
     defs["PropertySpec"]["additionalProperties"] = True  # the law's parameters (checked at load)
     defs["Argument"] = argument_schema()
     tolerances = {dtype: {"$ref": "#/$defs/Tolerance"} for dtype in TENSOR_DTYPES}
+    own = {framework: {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": tolerances,
+                       "description": f"{framework}'s own tolerance for some dtypes (docs/mindspore.md)"}
+           for framework in FRAMEWORKS if framework != "torch"}
     defs["Tolerances"] = {"type": "object", "required": ["float32", "float64", "why"], "additionalProperties": False,
-                          "properties": {**tolerances, "why": {"type": "string", "minLength": 20}}}
+                          "properties": {**tolerances, **own, "why": {"type": "string", "minLength": 20}}}
     return _document("exercise", "spec/<id>.yaml: one coded exercise", "ExerciseSpec", defs)
 
 

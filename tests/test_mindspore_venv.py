@@ -1,0 +1,38 @@
+"""MindSpore courses are tested where MindSpore lives: .venv-mindspore (scripts/venv-mindspore; NumPy 1.x, which
+MindSpore 2.10 is built against and the main venv's jax cannot have). From README's single test command this
+runs every MindSpore test there (every test whose id names mindspore: its reference and template in
+tests/test_frameworks.py, its mutations, forbidden calls, seed 001's tensors, grade.py on examples/mindspore,
+the handout in a fresh venv) and fails if any fails or is skipped. Without .venv-mindspore it is skipped,
+saying how to make it.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from attnlab.core import paths
+
+PYTHON = paths.ROOT / ".venv-mindspore" / "bin" / "python"
+SELECT = "mindspore and not test_mindspore_venv"
+
+
+def test_the_mindspore_reference_answers_the_quiz_as_the_course_does():
+    """reference/mindspore/quiz.yaml is a copy of reference/quiz.yaml (a submission may hold no symlink)."""
+    ours = (paths.REFERENCE_DIR / "mindspore" / "quiz.yaml").read_text(encoding="utf-8")
+    assert ours == (paths.REFERENCE_DIR / "quiz.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not PYTHON.exists(), reason=".venv-mindspore does not exist: scripts/venv-mindspore makes it "
+                                                "(.ci/run does, unless ATTNLAB_SKIP_MINDSPORE=1)")
+def test_the_mindspore_tests_pass_in_venv_mindspore():
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_IMPL")}
+    proc = subprocess.run([str(PYTHON), "-m", "pytest", "-q", "-rs", "-k", SELECT, "tests"], cwd=paths.ROOT,
+                          env=env, capture_output=True, text=True, timeout=3600)
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", summary)
+    assert passed and int(passed.group(1)) >= 100, summary
+    assert "skipped" not in summary, proc.stdout[-4000:]  # MindSpore is there: nothing may skip for want of it

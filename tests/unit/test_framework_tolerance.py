@@ -1,0 +1,54 @@
+"""A framework's own tolerance (spec `tolerance: mindspore: {float64: ...}`): validated when the spec loads,
+applied when the course is loaded in that framework and nowhere else (docs/mindspore.md says why MindSpore
+needs one)."""
+
+import shutil
+
+import pytest
+import yaml
+
+from attnlab.core import paths
+from attnlab.core.spec import SpecError, Tolerance
+from attnlab.core.spec_load import load_course
+
+
+@pytest.fixture
+def spec_dir(tmp_path):
+    target = tmp_path / "spec"
+    shutil.copytree(paths.SPEC_DIR, target)
+    return target
+
+
+def edit_tolerance(path, change):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data["tolerance"])
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+
+def test_mindspore_gets_its_float64_tolerance_and_only_mindspore():
+    general = load_course(paths.SPEC_DIR).find("self_attention")
+    graded_in_mindspore = load_course(paths.SPEC_DIR, framework="mindspore").find("self_attention")
+    assert general.tolerance["float64"] == Tolerance(atol=1e-12, rtol=1e-10)
+    assert graded_in_mindspore.tolerance["float64"] == Tolerance(atol=1e-6, rtol=1e-5)
+    assert graded_in_mindspore.tolerance["float32"] == general.tolerance["float32"]
+    assert general.in_framework("mindspore") == graded_in_mindspore
+    for other in ("torch", "numpy", "jax"):
+        assert general.in_framework(other).tolerance == general.tolerance
+    softmax = load_course(paths.SPEC_DIR, framework="mindspore").find("softmax")  # no Python float meets float64
+    assert softmax.tolerance["float64"] == Tolerance(atol=1e-12, rtol=1e-10)
+
+
+@pytest.mark.parametrize(("change", "fragments"), [
+    (lambda t: t.update(mindpsore={"float64": {"atol": 1e-6, "rtol": 1e-5}}), ("tolerance", "mindpsore")),
+    (lambda t: t.update(mindspore={"float64": {"atol": 1e-13, "rtol": 1e-5}}),
+     ("tolerance.mindspore.float64", "no tighter than the general tolerance")),
+    (lambda t: t.update(mindspore={"int64": {"atol": 0, "rtol": 0}}), ("tolerance.mindspore", "int64")),
+    (lambda t: t.update(mindspore={}), ("tolerance.mindspore", "at least one dtype")),
+    (lambda t: t.update(mindspore={"float64": {"atol": 1e-6}}), ("tolerance.mindspore.float64", "rtol")),
+])
+def test_a_wrong_framework_tolerance_names_file_and_key(spec_dir, change, fragments):
+    edit_tolerance(spec_dir / "self_attention.yaml", change)
+    with pytest.raises(SpecError) as info:
+        load_course(spec_dir)
+    for fragment in ("self_attention.yaml", *fragments):
+        assert fragment in str(info.value), str(info.value)
