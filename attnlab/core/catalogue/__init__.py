@@ -3,9 +3,23 @@ area's sentences sit together. Keys are stable and unique across areas; each ent
 test checks both, and that every key used in the code exists).
 """
 
-from attnlab.core.catalogue import calls, cli, feedback, grade, intake, laws, quiz, report, status, student, viz
+from attnlab.core.catalogue import (
+    calls,
+    cli,
+    feedback,
+    for_jax,
+    grade,
+    intake,
+    laws,
+    quiz,
+    report,
+    status,
+    student,
+    viz,
+)
 
-AREAS = (feedback, calls, laws, quiz, status, cli, grade, report, viz, intake, student,)
+AREAS = (feedback, calls, laws, quiz, status, cli, grade, report, viz, intake, student,
+         for_jax,)
 CATALOGUE: dict[str, dict[str, str]] = {}
 for _area in AREAS:
     _clash = CATALOGUE.keys() & _area.MESSAGES.keys()
