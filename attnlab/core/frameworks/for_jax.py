@@ -12,13 +12,20 @@ without a dtype) stays float32, and integer inputs (token positions) arrive as i
 
 Arrays are immutable: a call cannot change its inputs, so nothing is snapshot. Returning an input array
 itself is still reported as an alias, as in every framework: the specs ask for a new array.
-Runner threads: XLA has no thread-count flag; its CPU pools size themselves from PJRT_NPROC (the runner's
-environment sets 1, attnlab.grade.sandbox.launch) or else the CPUs the process may run on.
+Compiling is JAX's cost: every operation is compiled once per shape and dtype in each process, about 200
+CPU seconds for both assignments' checks against 7 for torch (benchmarks/README.md). Checks run on a
+student's machine (pytest, attnlab, check()) therefore keep JAX's persistent compilation cache in
+~/.cache/attnlab/jax (XDG_CACHE_HOME) unless one is configured: later runs load what earlier ones compiled.
+A grading runner never writes one (its environment sets JAX_COMPILATION_CACHE_DIR=""), so no submission
+leaves compiled code behind for the next. XLA has no thread-count flag; its CPU pools size themselves from
+PJRT_NPROC (the runner's environment sets 1, attnlab.grade.sandbox.launch) or else the CPUs it may run on.
 """
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,6 +62,9 @@ class JaxAdapter(Adapter):
         # operations finish before they return, so an error surfaces inside the student's call (where it is
         # reported as theirs), and the call's CPU time is its own
         jax.config.update("jax_cpu_enable_async_dispatch", False)
+        if jax.config.jax_compilation_cache_dir is None:  # nobody chose one (the runner's environment sets "")
+            jax.config.update("jax_compilation_cache_dir", str(compilation_cache_dir()))
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)  # each op compiles in < 1 s
 
     @contextmanager
     def precision(self, x64: bool) -> Iterator[None]:
@@ -142,6 +152,11 @@ class JaxAdapter(Adapter):
                 return pullback(type(raw)(matching) if several else matching[0])
         except Exception as exc:
             raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
+
+
+def compilation_cache_dir() -> Path:
+    """Where JAX keeps what it compiled for checks run on this machine, across runs (pytest, attnlab, check())."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnlab" / "jax"
 
 
 def _vjp(forward: Callable, primals: list) -> tuple[Any, Callable]:

@@ -1,0 +1,100 @@
+"""Grading JAX submissions in the sandbox: a runner forked from a server that imported JAX (and ran nothing)
+computes on one thread, and grade.py --framework jax gives the JAX reference full marks on every coded
+exercise and the untouched JAX template none, at the isolation level torch submissions get."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from attnlab.core import frameworks, paths
+from attnlab.core.spec_load import load_course
+from attnlab.grade.sandbox.launch import Limits
+
+pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
+              pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
+
+# what the runner's XLA does while it multiplies: threads that computed, the CPUs it may use, PJRT_NPROC
+THREADS_PROBE = """
+import os
+
+import jax.numpy as jnp
+
+
+def _ticks():
+    found = {}
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        found[task] = int(fields[11]) + int(fields[12])  # utime + stime of the thread
+    return found
+
+
+def run_threads(x):
+    a = jnp.ones((1024, 1024), dtype=jnp.float32) + x.sum()
+    (a @ a).block_until_ready()  # compiled: what follows is computing only (about a second of it)
+    before = _ticks()
+    for _ in range(24):
+        a = jnp.tanh(a @ a / 1024)
+    a.block_until_ready()
+    after = _ticks()
+    spent = [after[t] - before.get(t, 0) for t in after]
+    busy = sum(s > max(spent) / 5 for s in spent)  # the runner's other threads only ever wake up briefly
+    return jnp.array([busy, len(os.sched_getaffinity(0)), float(os.environ.get("PJRT_NPROC", "-1"))])
+"""
+
+
+def test_a_forked_runner_computes_jax_on_one_thread(make_submission, remote):
+    package, _ = make_submission({"probe.py": THREADS_PROBE})
+    limits = Limits(timeout_s=60.0, import_timeout_s=30.0, memory_mb=4096, framework="jax", launcher="forkserver")
+    impl = remote(package, limits)
+    [got] = impl.call_many(exercise="probe", module="probe", function="run_threads",
+                           calls=[{"x": torch.zeros(1)}], forbidden_calls=())
+    assert not isinstance(got, Exception), got
+    busy, cpus, nproc = got.output.tolist()
+    assert nproc == 1 and busy == 1, f"{busy:g} threads computed, on {cpus:g} allowed CPUs"
+
+
+def grade(*args, timeout):
+    return subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, cwd=paths.ROOT)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The JAX reference and template (copied: both directories are named jax), graded once by grade.py with
+    runners forked two at a time; and the torch template, for its isolation level."""
+    work = tmp_path_factory.mktemp("jax")
+    for name, source in (("jax_reference", paths.reference_dir("jax")), ("jax_template", paths.template_dir("jax"))):
+        shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+    proc = grade(work / "jax_reference", work / "jax_template", "--framework", "jax", "--out", work / "out",
+                 "--seed", "5", "--jobs", "2", timeout=1800)
+    torch_proc = grade(paths.template_dir(), "--out", work / "torch", "--seed", "5", "--jobs", "1", timeout=600)
+    results = {name: json.loads((work / "out" / f"{name}.json").read_text())
+               for name in ("jax_reference", "jax_template") if (work / "out" / f"{name}.json").exists()}
+    return proc, torch_proc, results
+
+
+def test_grade_py_gives_the_jax_reference_full_marks(graded):
+    proc, _, results = graded
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = results["jax_reference"]
+    assert data["framework"] == "jax"
+    coded = {e.id: e.points for e in load_course(paths.SPEC_DIR, framework="jax").all_coded}
+    scores = {e["id"]: (e["score"], e["status"], e["feedback"]) for e in data["exercises"] if e["id"] in coded}
+    assert scores.keys() == coded.keys()
+    wrong = {k: v for k, v in scores.items() if v[0] != coded[k]}
+    assert not wrong, wrong
+
+
+def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
+    proc, torch_proc, results = graded
+    data = results["jax_template"]
+    assert data["framework"] == "jax" and data["score"] == 0
+    assert all(e["status"] == "not_implemented" for e in data["exercises"] if e["function"]), data["exercises"]
+    level = [line for line in proc.stderr.splitlines() if "isolation:" in line]
+    torch_level = [line for line in torch_proc.stderr.splitlines() if "isolation:" in line]
+    assert level and torch_level and level[0].split("isolation:")[1] == torch_level[0].split("isolation:")[1]
