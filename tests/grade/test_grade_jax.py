@@ -11,12 +11,14 @@ import pytest
 import torch
 
 from attnlab.core import frameworks, paths
+from attnlab.core.spec import ExerciseSpec
 from attnlab.core.spec_load import load_course
 from attnlab.grade.sandbox.launch import Limits
 
 pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
               pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
 
+ASSIGNMENTS = ("attention", "modern")
 # what the runner's XLA does while it multiplies: threads that computed, the CPUs it may use, PJRT_NPROC
 THREADS_PROBE = """
 import os
@@ -65,25 +67,29 @@ def grade(*args, timeout):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The JAX reference and template (copied: both directories are named jax), graded once by grade.py with
-    runners forked two at a time; and the torch template, for its isolation level."""
+    """The JAX reference (both assignments) and template (copied: both directories are named jax), graded by
+    grade.py with runners forked two at a time; and the torch template, for its isolation level."""
     work = tmp_path_factory.mktemp("jax")
     for name, source in (("jax_reference", paths.reference_dir("jax")), ("jax_template", paths.template_dir("jax"))):
         shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
-    proc = grade(work / "jax_reference", work / "jax_template", "--framework", "jax", "--out", work / "out",
-                 "--seed", "5", "--jobs", "2", timeout=1800)
+    procs = {assignment: grade(work / "jax_reference", work / "jax_template", "--framework", "jax", "--assignment",
+                               assignment, "--out", work / assignment, "--seed", "5", "--jobs", "2", timeout=1800)
+             for assignment in ASSIGNMENTS}
     torch_proc = grade(paths.template_dir(), "--out", work / "torch", "--seed", "5", "--jobs", "1", timeout=600)
-    results = {name: json.loads((work / "out" / f"{name}.json").read_text())
-               for name in ("jax_reference", "jax_template") if (work / "out" / f"{name}.json").exists()}
-    return proc, torch_proc, results
+    results = {(assignment, name): json.loads((work / assignment / f"{name}.json").read_text())
+               for assignment in ASSIGNMENTS for name in ("jax_reference", "jax_template")
+               if (work / assignment / f"{name}.json").exists()}
+    return procs, torch_proc, results
 
 
-def test_grade_py_gives_the_jax_reference_full_marks(graded):
-    proc, _, results = graded
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = results["jax_reference"]
-    assert data["framework"] == "jax"
-    coded = {e.id: e.points for e in load_course(paths.SPEC_DIR, framework="jax").all_coded}
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
+    procs, _, results = graded
+    assert procs[assignment].returncode == 0, procs[assignment].stderr[-3000:]
+    data = results[assignment, "jax_reference"]
+    assert data["framework"] == "jax" and data["assignment"] == assignment
+    coded = {e.id: e.points for e in load_course(paths.SPEC_DIR, assignment, "jax").exercises
+             if isinstance(e, ExerciseSpec)}
     scores = {e["id"]: (e["score"], e["status"], e["feedback"]) for e in data["exercises"] if e["id"] in coded}
     assert scores.keys() == coded.keys()
     wrong = {k: v for k, v in scores.items() if v[0] != coded[k]}
@@ -91,8 +97,8 @@ def test_grade_py_gives_the_jax_reference_full_marks(graded):
 
 
 def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
-    proc, torch_proc, results = graded
-    data = results["jax_template"]
+    procs, torch_proc, results = graded
+    proc, data = procs["attention"], results["attention", "jax_template"]
     assert data["framework"] == "jax" and data["score"] == 0
     assert all(e["status"] == "not_implemented" for e in data["exercises"] if e["function"]), data["exercises"]
     level = [line for line in proc.stderr.splitlines() if "isolation:" in line]
