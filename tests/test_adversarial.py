@@ -1,12 +1,17 @@
-"""The adversarial suite: submissions that attack the grader, graded in one batch by grade.py.
+"""The adversarial suite: submissions that attack the grader, graded in one batch by grade.py, on this
+machine as it is and under simulations of the machines grade.py must also work on (simulations.py: root
+without CAP_SYS_ADMIN, a default Docker container, one on a kernel without Landlock).
 
-Each must score exactly what an honest stub scores, change no file outside its scratch dir and leave no
-process running. The attacks live in tests/adversarial/<name>/ (their docstrings say what they try).
+Each must score exactly what an honest stub scores, change no file outside its scratch dir, leave every
+file mode as it was and leave no process running, at whatever level grade.py reached; where the README
+names something a level does not protect, the verdict differs exactly as DIFFERENCES says. The attacks live
+in tests/adversarial/<name>/ (their docstrings say what they try).
 """
 
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import simulations
 
 from attnlab.core import paths
 
@@ -26,6 +32,18 @@ SOFTMAX_STATUS = {"infinite_loop": "timeout", "ignore_signals": "timeout", "slee
                   "exit_at_import": "error", "os_exit_in_call": "error", "segfault": "error",
                   "syntax_error": "error", "import_reference": "error", "memory_bomb": "memory",
                   "fixture_replay": "not_implemented", "read_reference_via_proc": "not_implemented"}
+# README: at root-dropped+file-modes (no namespaces, no Landlock) a runner can read what any user can,
+# such as a world-readable copy of the solution outside the checkout: the planted one is stolen
+DIFFERENCES = {"root-dropped+file-modes": {"read_reference_via_proc": "passed"}}
+SIMULATED = ("here", "no-sys-admin", "docker", "docker-no-landlock")
+
+
+def modes_that_matter() -> dict[str, int]:
+    """Modes grade.py may change for a run: the checkout's entries, and the way to the interpreter."""
+    found = {str(p): p.stat().st_mode for p in paths.ROOT.iterdir()}
+    for target in (Path(sys.executable).resolve(), Path(sys.prefix)):
+        found.update({str(p): p.stat().st_mode for p in target.parents})
+    return found
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -37,8 +55,8 @@ def tree_digest(root: Path) -> dict[str, str]:
     return digest
 
 
-def leftover_processes(marker: str) -> list[str]:
-    """Live processes whose cwd lies in a grading scratch dir, or that run as a runner uid (65534, 64000+)."""
+def leftover_processes(markers: list[str], uids: set[int]) -> list[str]:
+    """Live processes whose cwd lies in one of the run's scratch dirs, or that run as one of its runner uids."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -49,35 +67,43 @@ def leftover_processes(marker: str) -> list[str]:
             state = (entry / "status").read_text().split("State:")[1].split()[0]
         except (OSError, IndexError, ValueError):
             continue
-        if state != "Z" and (marker in cwd or uid == 65534 or 64000 <= uid < 65000):
+        if state != "Z" and (any(m in cwd for m in markers) or uid in uids):
             found.append(f"{entry.name}: cwd={cwd} uid={uid}")
     return found
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="module", params=SIMULATED)
+def graded(request, tmp_path_factory):
+    prefix = simulations.prefix(request.param)
     work = tmp_path_factory.mktemp("adversarial")
     for sentinel in SENTINELS:
         sentinel.unlink(missing_ok=True)
     honest = work / "honest_stub"
-    shutil.copytree(paths.TEMPLATE_DIR, honest, ignore=shutil.ignore_patterns("__pycache__"))
+    paths.copy_template(honest)
     planted = Path("/opt/attnlab-planted-solution")  # a second copy of the solution outside the repo
     planted.mkdir(parents=True, exist_ok=True)
     shutil.copy(paths.REFERENCE_DIR / "softmax.py", planted / "softmax.py")
-    before = tree_digest(paths.ROOT)
+    before, modes_before = tree_digest(paths.ROOT), modes_that_matter()
     out = work / "out"
     attacks = sorted(p for p in ATTACKS.iterdir() if p.is_dir() and p.name != "__pycache__")
-    proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(honest), *map(str, attacks),
+    proc = subprocess.run([*prefix, sys.executable, str(paths.ROOT / "grade.py"), str(honest), *map(str, attacks),
                            "--out", str(out), "--timeout", "4", "--jobs", "2", "--seed", "11"],
                           cwd=work, capture_output=True, text=True, timeout=900)
     time.sleep(5)  # give any escaped daemon time to show itself
     shutil.rmtree(planted, ignore_errors=True)
+    level = re.search(r"isolation: (\S+)", proc.stderr)
+    uids = re.search(r"runner uids ([0-9, ]+)", proc.stderr)
+    uids = {int(u) for u in uids.group(1).split(",")} if uids else set()
+    scratch_dirs = [f"/attnlab-{name}-" for name in ["honest_stub", *(a.name for a in attacks)]]
     return {"proc": proc, "out": out, "before": before, "after": tree_digest(paths.ROOT),
-            "attacks": [a.name for a in attacks], "leftovers": leftover_processes("attnlab-")}
+            "modes": (modes_before, modes_that_matter()), "attacks": [a.name for a in attacks],
+            "level": level.group(1) if level else None, "expected_level": simulations.expected_level(request.param),
+            "leftovers": leftover_processes(scratch_dirs, uids)}
 
 
-def test_grading_the_batch_succeeds(graded):
+def test_grading_the_batch_succeeds_at_the_expected_level(graded):
     assert graded["proc"].returncode == 0, graded["proc"].stderr[-3000:]
+    assert graded["level"] == graded["expected_level"]
 
 
 def load(graded, name):
@@ -88,9 +114,13 @@ def load(graded, name):
 def test_attack_scores_exactly_what_an_honest_stub_scores(graded, attack):
     honest, result = load(graded, "honest_stub"), load(graded, attack)
     assert result["submission"] == attack
+    softmax = result["exercises"][0]
+    if attack in DIFFERENCES.get(graded["level"], {}):
+        assert softmax["status"] == DIFFERENCES[graded["level"]][attack], softmax["feedback"][:500]
+        assert [e["score"] for e in result["exercises"][1:]] == [e["score"] for e in honest["exercises"][1:]]
+        return
     assert result["score"] == honest["score"] == 0
     assert [e["score"] for e in result["exercises"]] == [e["score"] for e in honest["exercises"]]
-    softmax = result["exercises"][0]
     if attack in SOFTMAX_STATUS:
         assert softmax["status"] == SOFTMAX_STATUS[attack], softmax["feedback"][:500]
     if attack == "import_reference":  # the course's import rules refuse it before the jail has to
@@ -102,6 +132,8 @@ def test_no_file_outside_scratch_changed(graded):
                if graded["before"].get(k) != graded["after"].get(k)}
     assert not changed
     assert not any(s.exists() for s in SENTINELS)
+    before, after = graded["modes"]
+    assert {k: oct(v) for k, v in after.items() if before.get(k) != v} == {}
     assert sorted(p.name for p in graded["out"].glob("*.json")) == sorted(
         ["grading-run.json", "honest_stub.json", *[f"{a}.json" for a in graded["attacks"]]])
 

@@ -17,6 +17,12 @@ OTHERS = ("numpy", "jax", "mindspore")
 NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
     ("numpy", "softmax"): {"gradient"},  # NumPy has no autograd
 }
+# NumPy has no autograd: the gradient law of every other exercise that has one is not applicable either
+NOT_APPLICABLE.update({("numpy", exercise): {"gradient"} for exercise in (
+    "simple_self_attention", "scaled_dot_product_attention", "self_attention", "causal_attention",
+    "multihead_attention_wrapper", "multihead_self_attention", "gpt2_causal_self_attention", "rope",
+    "multihead_self_attention_with_rope", "cross_attention", "kv_cache_attention", "grouped_query_attention",
+    "sliding_window_attention")})
 
 
 def written(framework: str) -> list[ExerciseSpec]:

@@ -2,7 +2,6 @@
 
 import csv
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -59,6 +58,11 @@ def test_result_json_schema(batch):
         assert {"id", "function", "score", "max_score", "status", "feedback"} <= set(e)
         assert e["status"] == "passed"
         assert e["function"] == (None if e["id"] == "quiz" else f"run_{e['id']}")
+        # per-check outcomes, for the class report's item analysis
+        assert e["checks"] and all(set(c) == {"name", "kind", "visible", "passed", "status", "diagnosis"}
+                                   and c["passed"] and c["status"] == "passed" for c in e["checks"])
+    checks = [c for e in data["exercises"] for c in e["checks"]]
+    assert {c["kind"] for c in checks} == {"case", "property"} and {c["visible"] for c in checks} == {True, False}
 
 
 def test_broken_upload_is_graded_with_a_message(batch):
@@ -111,7 +115,7 @@ def test_same_seed_same_results_for_a_partial_submission(batch, tmp_path):
 def test_killing_grade_py_loses_nothing_finished(tmp_path):
     subs = []
     for i in range(3):
-        shutil.copytree(paths.TEMPLATE_DIR, tmp_path / f"s{i}", ignore=shutil.ignore_patterns("__pycache__"))
+        paths.copy_template(tmp_path / f"s{i}")
         subs.append(tmp_path / f"s{i}")
     out = tmp_path / "out"
     proc = subprocess.Popen([*GRADE, *map(str, subs), "--out", str(out), "--jobs", "1", "--seed", "3"],

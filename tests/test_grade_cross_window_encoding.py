@@ -25,7 +25,7 @@ BUGS = {  # exercise id -> (bug in tests/mutations/<id>/, its misconception, a f
 def graded(tmp_path_factory):
     work = tmp_path_factory.mktemp("modern")
     buggy = work / "buggy"
-    shutil.copytree(paths.TEMPLATE_DIR, buggy)
+    paths.copy_template(buggy)
     for exercise_id, (bug, *_) in BUGS.items():
         shutil.copy(MUTATIONS / exercise_id / f"{bug}.py", buggy / f"{exercise_id}.py")
     out = work / "out"

@@ -110,3 +110,33 @@ def test_cli_reports_and_exits_zero(capsys):
     out = capsys.readouterr().out
     assert "causal_mask/bug_triu: caught by" in out and "diagnosed: upper_triangle" in out
     assert "causal_mask/alt_arange_comparison: passes all" in out
+
+
+def test_quality_report_gives_the_margins(capsys):
+    """`mutants ID`: the bug closest to passing is still well outside the tolerance, and the correct code
+    closest to failing is inside it."""
+    assert main(["softmax"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("softmax margins: "))
+    bug = float(line.split("closest bug ")[1].split("x")[0])
+    alt = float(line.split("closest correct code ")[1].split("x")[0])
+    assert bug > 10 and alt < 1, line
+
+
+def test_margins_pick_the_weakest_bug_and_the_riskiest_alternative():
+    from attnlab.core.results import CheckResult
+    from attnlab.core.status import Status
+    from attnlab.instructor.mutants import margins
+
+    def bug(name, *excesses):
+        return (Mutant("x", "bug", paths.ROOT / f"{name}.py"),
+                [CheckResult(f"c{i}", e < 1, Status.PASSED if e < 1 else Status.FAILED, excess=e)
+                 for i, e in enumerate(excesses)])
+
+    def alt(name, *excesses):
+        return (Mutant("x", "alt", paths.ROOT / f"{name}.py"),
+                [CheckResult(f"c{i}", True, Status.PASSED, excess=e) for i, e in enumerate(excesses)])
+
+    closest_bug, closest_alt = margins([bug("far", 0.1, 900.0), bug("near", 0.5, 3.0, 2.0), bug("laws_only"),
+                                        alt("safe", 0.01), alt("risky", 0.2, 0.7)])
+    assert (closest_bug.mutant, closest_bug.case, closest_bug.ratio) == ("x/near", "c1", 3.0)
+    assert (closest_alt.mutant, closest_alt.case, closest_alt.ratio) == ("x/risky", "c1", 0.7)

@@ -16,6 +16,7 @@ import reference
 from attnlab.core import paths
 from attnlab.core.exercises import code_for
 from attnlab.core.impl import find_function
+from attnlab.core.outputs import parts
 from attnlab.core.spec_load import load_course
 
 COURSE = load_course(paths.SPEC_DIR)
@@ -50,10 +51,10 @@ def causal():
 
 
 def test_every_batched_exercise_has_an_example():
-    # the generic checks below read one output: an exercise returning several tensors has its own tests;
-    # no example where the input is not a batch of float vectors (see each spec/<id>.py)
-    single_output = {e.id for e in COURSE.all_coded if len(e.returns) == 1}
-    assert set(EXAMPLES) == single_output - {"causal_mask", "sinusoidal_positional_encoding"}
+    # no example where the input is not a batch of float vectors (see each spec/<id>.py), nor for
+    # kv_cache_attention, whose outputs grow along different dims (tests/test_reference_kv_cache_gqa.py)
+    without = {"causal_mask", "sinusoidal_positional_encoding", "kv_cache_attention"}
+    assert set(EXAMPLES) == {e.id for e in COURSE.all_coded} - without
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -63,15 +64,15 @@ def test_shape_dtype_and_inputs_untouched(name, lead, dtype):
     function, kwargs, seq_arg, last_dim, _ = build(name, lead, dtype)
     before = {key: value.clone() for key, value in kwargs.items() if isinstance(value, torch.Tensor)}
 
-    out = call(function, kwargs)
+    outs = parts(call(function, kwargs))  # several outputs (flash_attention's O and L): the first is the main one
 
-    assert out.shape == (*lead, kwargs[seq_arg].shape[-2], last_dim)
-    assert out.dtype == dtype
-    assert torch.isfinite(out).all()
+    assert outs[0].shape == (*lead, kwargs[seq_arg].shape[-2], last_dim)
+    assert outs[0].dtype == dtype
+    assert all(out.shape[:len(lead)] == lead and torch.isfinite(out).all() for out in outs)
     for key, value in before.items():
         assert torch.equal(kwargs[key], value), f"{name} modified its argument {key}"
     tensors = [value for value in kwargs.values() if isinstance(value, torch.Tensor)]
-    assert all(out.data_ptr() != value.data_ptr() for value in tensors), "returned an input, not a new tensor"
+    assert all(out.data_ptr() != value.data_ptr() for out in outs for value in tensors), "returned an input"
 
 
 @pytest.mark.parametrize("name", deterministic())
@@ -80,7 +81,8 @@ def test_leading_dims_are_independent_batches(name):
     out = call(function, kwargs)
     for index in [(0, 0, 0), (1, 0, 2)]:
         single = {key: (value[index] if key in example.batched else value) for key, value in kwargs.items()}
-        torch.testing.assert_close(call(function, single), out[index], atol=1e-12, rtol=0)
+        torch.testing.assert_close(parts(call(function, single)), tuple(o[index] for o in parts(out)),
+                                   atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("name", deterministic())
@@ -88,7 +90,8 @@ def test_bfloat16_close_to_float64(name):
     function, kwargs, *_ = build(name, lead=(2,), dtype=torch.bfloat16)
     widened = {key: value.double() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
                for key, value in kwargs.items()}
-    torch.testing.assert_close(call(function, kwargs).double(), call(function, widened), atol=0.1, rtol=0.05)
+    got = tuple(out.double() for out in parts(call(function, kwargs)))
+    torch.testing.assert_close(got, tuple(out.double() for out in parts(call(function, widened))), atol=0.1, rtol=0.05)
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))
@@ -283,3 +286,51 @@ def test_rope_multihead_positions_per_batch_entry():
     for b in range(3):
         single = {**kwargs, "in_features": kwargs["in_features"][b], "token_positions": positions[b]}
         torch.testing.assert_close(R.run_multihead_self_attention_with_rope(**single), out[b])
+
+
+# --- FlashAttention and the backward pass (assignment "modern") -----------------------------------------
+
+def _bottom_right_mask(n_q, n_k):
+    return torch.ones(n_q, n_k, dtype=torch.bool).tril(diagonal=n_k - n_q)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("blocks", [(16, 16), (1, 1), (5, 3), (64, 2)])
+def test_flash_matches_torch_attention_and_logsumexp(is_causal, blocks):
+    q, k, v = torch.randn(2, 3, 13, 8), torch.randn(2, 3, 21, 8), torch.randn(2, 3, 21, 5)  # 13 queries, 21 keys
+    mask = _bottom_right_mask(13, 21) if is_causal else None
+    out, lse = R.run_flash_attention(q, k, v, is_causal=is_causal, block_q=blocks[0], block_k=blocks[1])
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
+    scores = (q @ k.mT / math.sqrt(8)).masked_fill(~mask if is_causal else torch.zeros((), dtype=torch.bool), -math.inf)
+    torch.testing.assert_close(lse, torch.logsumexp(scores, dim=-1))
+    assert lse.dtype == torch.float32
+
+
+def test_flash_keeps_its_statistics_in_float32_for_bfloat16():
+    q, k, v = (torch.randn(1, 300, 16, dtype=torch.float64) for _ in range(3))
+    out, lse = R.run_flash_attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), block_q=64, block_k=32)
+    out64, lse64 = R.run_flash_attention(q.bfloat16().double(), k.bfloat16().double(), v.bfloat16().double())
+    assert out.dtype == torch.bfloat16 and lse.dtype == torch.float32
+    torch.testing.assert_close(lse.double(), lse64.double(), atol=1e-5, rtol=1e-6)  # only float32 rounding
+    torch.testing.assert_close(out.double(), out64, atol=1e-2, rtol=1e-2)
+
+
+def test_flash_never_holds_more_than_a_tile():
+    from attnlab.core.memory import tensor_budget
+
+    x = torch.randn(1, 4096, 16)  # scores: 64 MB; a 256 x 256 tile: 256 KB
+    with tensor_budget("flash_attention", 1):
+        out, _ = R.run_flash_attention(x, x, x, is_causal=True, block_q=256, block_k=256)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(x, x, x, is_causal=True), atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("shapes,is_causal", [((5, 5, 8, 8), True), ((4, 9, 8, 3), True), ((6, 11, 16, 4), False)])
+def test_attention_backward_equals_autograd(shapes, is_causal):
+    n_q, n_k, d_k, d_v = shapes
+    q, k = torch.randn(2, n_q, d_k, dtype=torch.float64), torch.randn(2, n_k, d_k, dtype=torch.float64)
+    v, grad_out = torch.randn(2, n_k, d_v, dtype=torch.float64), torch.randn(2, n_q, d_v, dtype=torch.float64)
+    leaves = [t.clone().requires_grad_(True) for t in (q, k, v)]
+    mask = _bottom_right_mask(n_q, n_k) if is_causal else None
+    expected = torch.autograd.grad(F.scaled_dot_product_attention(*leaves, attn_mask=mask), leaves, grad_out)
+    got = R.run_attention_backward(q, k, v, grad_out, is_causal=is_causal)
+    torch.testing.assert_close(got, expected, atol=1e-12, rtol=1e-10)

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from attnlab.core import devices, fixtures, inputs
-from attnlab.core.compare import compare, tolerance_for
+from attnlab.core.compare import compare, excess, tolerance_for
 from attnlab.core.diagnose import diagnose
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
@@ -102,7 +102,9 @@ class Context:
         if not isinstance(like, torch.Tensor) or not like.is_floating_point():
             return
         if out.dtype != like.dtype:
-            raise CheckFailure("dtype", got=out.dtype, expected=like.dtype)
+            # named without "torch.": a NumPy, JAX or MindSpore student reads float64, as their framework says it
+            raise CheckFailure("dtype", got=str(out.dtype).removeprefix("torch."),
+                               expected=str(like.dtype).removeprefix("torch."))
         if device != like.device:
             raise CheckFailure("device", got=device, expected=like.device)
 
@@ -258,11 +260,17 @@ def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: O
     if expected is None:
         return CheckResult(case.name, True, Status.PASSED, trivial=True)
     mismatch = compare_outputs(ctx.exercise, got, expected)
+    worst = outputs_excess(ctx.exercise, got, expected)
     if mismatch is None:
-        return CheckResult(case.name, True, Status.PASSED, trivial=constant(expected))
+        return CheckResult(case.name, True, Status.PASSED, trivial=constant(expected), excess=worst)
     found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case))
     text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
-    return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "")
+    return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "", excess=worst)
+
+
+def outputs_excess(exercise: ExerciseSpec, got: Output, expected: Output) -> float:
+    """The worst output's compare.excess: how many tolerances away from the expected values."""
+    return max(excess(g, e, tolerance_for(exercise.tolerance, g.dtype)) for g, e in zip(parts(got), parts(expected)))
 
 
 def constant(output: Output) -> bool:

@@ -39,6 +39,20 @@ def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Messag
                                 "atol": tol.atol, "rtol": tol.rtol, "dtype": str(got.dtype).removeprefix("torch.")})
 
 
+def excess(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> float:
+    """The worst element's error as a multiple of what the tolerance allows there, |g - e| / (atol + rtol·|e|):
+    below 1 passes. NaN or ±inf where expected has the same count as exact; elsewhere, or a shape that differs,
+    is infinitely far. The mutation report's margins (attnlab.instructor.mutants) are made of these."""
+    if got.shape != expected.shape:
+        return float("inf")
+    g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
+    same = (g == e) | (torch.isnan(g) & torch.isnan(e))
+    allowed = tol.atol + tol.rtol * e.abs()
+    ratio = ((g - e).abs() / allowed).nan_to_num(nan=float("inf"), posinf=float("inf"))
+    ratio = torch.where(same, torch.zeros_like(ratio), ratio)
+    return float(ratio.max()) if ratio.numel() else 0.0
+
+
 def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
     """Equal within tolerance, NaN where the other has NaN (bugs whose symptom is NaN can be named)."""
     if got.shape != expected.shape:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from attnlab.core import frameworks, imports, memory
+from attnlab.core import frameworks, imports
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
@@ -141,9 +141,10 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
            deep_guard: bool = True, max_tensor_mb: float | None = None, framework: str = "torch") -> Any:
     """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
     mapping failures to harness outcomes."""
-    guard = frameworks.adapter(framework).guard(exercise, forbidden_calls, deep=deep_guard)
+    adapter = frameworks.adapter(framework)
+    guard = adapter.guard(exercise, forbidden_calls, deep=deep_guard)
     try:
-        with guard, memory.tensor_budget(exercise, max_tensor_mb):
+        with guard, adapter.budget(exercise, max_tensor_mb):
             return fn(**kwargs)
     except Outcome:
         raise
@@ -257,9 +258,13 @@ class FileImpl(InProcessImpl):
             name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
+            # registered, so that a guard swapping forbidden functions out of student modules sees what this
+            # file imported (frameworks/swap.py: `from scipy.special import softmax` at its top)
+            sys.modules[name] = mod
             try:
                 spec.loader.exec_module(mod)
             except Exception as exc:
+                del sys.modules[name]
                 raise SubmissionError("import_failed", what=self.path.name, problem=describe_exception(exc)) from exc
             self._package = mod
         fn = getattr(self._package, function, None)

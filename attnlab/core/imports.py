@@ -83,6 +83,14 @@ def enforce(package_name: str, libraries: tuple[str, ...]) -> None:
     FINDER.register(package_name, libraries)
 
 
+def may_import(top: str) -> bool:
+    """Whether student code in this process may import the top-level package `top`: no student package is
+    held to a course's list (the mutation corpus, a notebook), or one of them may import it."""
+    with FINDER._lock:
+        rules = list(FINDER.packages.values())
+    return not rules or any(top in allowed for allowed, _ in rules)
+
+
 def not_in_course(exc: BaseException | None) -> NotInCourse | None:
     """The NotInCourse behind `exc` (raised directly or as its cause), if any."""
     while exc is not None:

@@ -15,6 +15,16 @@ def reference_dir(framework: str = "torch") -> Path:
     return REFERENCE_DIR if framework == "torch" else REFERENCE_DIR / framework
 
 
+def copy_template(target: Path, framework: str = "torch") -> Path:
+    """A fresh copy of a framework's stubs as a package at `target` (torch's without the other frameworks'
+    subfolders, which student_template/ also holds)."""
+    import shutil
+
+    others = [name for name in ("numpy", "jax", "mindspore") if name != framework]
+    return Path(shutil.copytree(template_dir(framework), target,
+                                ignore=shutil.ignore_patterns("__pycache__", *others)))
+
+
 def template_dir(framework: str = "torch") -> Path:
     """The generated stubs of a framework: student_template/ for torch, student_template/<framework>/ else."""
     return TEMPLATE_DIR if framework == "torch" else TEMPLATE_DIR / framework

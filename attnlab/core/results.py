@@ -20,6 +20,13 @@ class CheckResult:
     kind: str = "case"  # "case" (compared with expected values) or "property" (a law)
     hint: str = ""  # advice for this failure, shown instead of the exercise's general hint
     trivial: bool = False  # passed, but a constant function would pass it too (see attnlab.core.scoring)
+    excess: float | None = None  # a compared case's worst error / its tolerance (compare.excess; < 1 passes)
+    visible: bool = True  # the spec's `visible`: students run this check on their own machine
+
+    def to_json(self) -> dict:
+        """What item analysis needs (the message is in the exercise's feedback)."""
+        return {"name": self.name, "kind": self.kind, "visible": self.visible, "passed": self.passed,
+                "status": str(self.status), "diagnosis": self.diagnosis}
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,8 @@ class ExerciseResult:
     def to_json(self) -> dict:
         return {"id": self.id, "function": self.function, "score": self.score, "max_score": self.max_score,
                 "status": str(self.status), "feedback": self.feedback,
-                "diagnoses": sorted({c.diagnosis for c in self.checks if c.diagnosis})}
+                "diagnoses": sorted({c.diagnosis for c in self.checks if c.diagnosis}),
+                "checks": [c.to_json() for c in self.checks]}
 
 
 @dataclass(frozen=True)

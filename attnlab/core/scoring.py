@@ -10,6 +10,7 @@ else the most telling status of the failures (status.SEVERITY).
 """
 
 import importlib
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -60,12 +61,13 @@ def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]
     case_results = run_cases(ctx, cases)  # a generator: see run_cases
     for case in cases:
         status = stopped()
-        results.append(CheckResult(case.name, False, status, "") if status else next(case_results))
+        result = CheckResult(case.name, False, status, "") if status else next(case_results)
+        results.append(replace(result, visible=case.visible))
     for prop in ctx.exercise.properties:
         if prop.visible or not visible_only:
             status = stopped()
-            results.append(CheckResult(prop.name, False, status, "", kind="property") if status
-                           else run_property(ctx, prop))
+            result = CheckResult(prop.name, False, status, "", kind="property") if status else run_property(ctx, prop)
+            results.append(replace(result, visible=prop.visible))
     return results
 
 

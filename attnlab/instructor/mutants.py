@@ -11,9 +11,14 @@ entry that does not behave yet because of a known gap in the checks (it is repor
 flagged as soon as it behaves, so the marker is removed when the gap is closed).
 
     python -m attnlab.instructor.mutants                     # every exercise: which checks catch each bug
-    python -m attnlab.instructor.mutants --exercise rope     # one exercise
+    python -m attnlab.instructor.mutants rope                # one exercise's quality report
     python -m attnlab.instructor.mutants --framework jax     # one framework's entries (default: every
                                                              # framework installed here; others are listed)
+
+Each exercise ends with its margins: the bug whose output comes closest to passing (its smallest error as
+a multiple of the tolerance, over the cases that compare values: the larger, the safer the tolerance) and
+the correct alternative that comes closest to failing (its largest; below 1 passes). A bug caught only by
+laws, shapes or errors has no such ratio and is not in the first figure.
 
 Exit status 1 when a bug escapes every check or is not diagnosed as its DIAGNOSIS says, an alternative
 fails a check, or a PENDING entry already behaves.
@@ -96,7 +101,8 @@ def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
 
 
 def caught_by(results: list[CheckResult]) -> list[CheckResult]:
-    return [r for r in results if not r.passed]
+    """The checks that failed; one not applicable in the entry's framework (NumPy's gradient law) caught nothing."""
+    return [r for r in results if not r.passed and r.status != Status.NOT_APPLICABLE]
 
 
 def diagnoses(results: list[CheckResult]) -> set[str]:
@@ -131,7 +137,9 @@ def describe(mutant: Mutant, results: list[CheckResult]) -> str:
     if mutant.pending:
         note = f"  [PENDING: {mutant.pending}]" if trouble else "  <-- behaves now: remove its PENDING note"
     if mutant.kind == "alt":
-        return f"{mutant.name}: {'; '.join(trouble) or f'passes all {len(results)} checks'}{note}"
+        skipped = sum(r.status == Status.NOT_APPLICABLE for r in results)
+        passes = f"passes all {len(results) - skipped} checks" + (f" ({skipped} not applicable)" if skipped else "")
+        return f"{mutant.name}: {'; '.join(trouble) or passes}{note}"
     failed = caught_by(results)
     if not failed:
         return f"{mutant.name}: ESCAPES every check{note}"
@@ -147,12 +155,49 @@ def describe(mutant: Mutant, results: list[CheckResult]) -> str:
     return line + note
 
 
+@dataclass(frozen=True)
+class Margin:
+    ratio: float
+    mutant: str
+    case: str
+
+
+def margins(evaluated: list[tuple[Mutant, list[CheckResult]]]) -> tuple[Margin | None, Margin | None]:
+    """(the bug closest to passing: the smallest excess among its failing value cases' largest, the
+    alternative closest to failing: the largest excess of any of its cases)."""
+    closest_bug = closest_alt = None
+    for mutant, results in evaluated:
+        compared = [r for r in results if r.excess is not None]
+        if mutant.kind == "bug":
+            failing = [r for r in compared if not r.passed]
+            if failing:
+                worst = max(failing, key=lambda r: r.excess)
+                if closest_bug is None or worst.excess < closest_bug.ratio:
+                    closest_bug = Margin(worst.excess, mutant.name, worst.name)
+        elif compared:
+            worst = max(compared, key=lambda r: r.excess)
+            if closest_alt is None or worst.excess > closest_alt.ratio:
+                closest_alt = Margin(worst.excess, mutant.name, worst.name)
+    return closest_bug, closest_alt
+
+
+def margin_line(exercise: str, evaluated: list[tuple[Mutant, list[CheckResult]]]) -> str:
+    bug, alt = margins(evaluated)
+    said = [f"closest bug {bug.ratio:.3g}x the tolerance ({bug.mutant}, case {bug.case})" if bug
+            else "no bug is caught by comparing values",
+            f"closest correct code {alt.ratio:.2g}x ({alt.mutant}, case {alt.case})" if alt
+            else "no alternative to compare"]
+    return f"{exercise} margins: " + "; ".join(said)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.mutants", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--exercise", help="only this exercise id")
+    parser.add_argument("exercise_id", nargs="?", help="only this exercise id (its quality report)")
+    parser.add_argument("--exercise", help="the same, as an option")
     parser.add_argument("--root", type=Path, default=CORPUS_DIR, help="corpus directory")
     parser.add_argument("--framework", choices=FRAMEWORKS, help="only this framework's entries")
     args = parser.parse_args(argv)
+    args.exercise = args.exercise or args.exercise_id
     course = load_course(paths.SPEC_DIR)
     mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)
                and args.framework in (None, m.framework)]
@@ -167,11 +212,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no coded exercise {args.exercise!r}")
     started = time.perf_counter()
     tally = {(kind, v): 0 for kind in ("bug", "alt") for v in ("ok", "pending", "problem")}
-    for kind in ("bug", "alt"):
-        for mutant in (m for m in mutants if m.kind == kind):
-            results = evaluate(mutant, course)
-            tally[kind, verdict(mutant, results)] += 1
-            print(describe(mutant, results))
+    for exercise in dict.fromkeys(m.exercise for m in mutants):
+        evaluated = []
+        for kind in ("bug", "alt"):
+            for mutant in (m for m in mutants if m.kind == kind and m.exercise == exercise):
+                results = evaluate(mutant, course)
+                evaluated.append((mutant, results))
+                tally[kind, verdict(mutant, results)] += 1
+                print(describe(mutant, results))
+        print(margin_line(exercise, evaluated))
     print(" · ".join(f"{sum(tally[kind, v] for v in ('ok', 'pending', 'problem'))} {kind}s: "
                      f"{tally[kind, 'ok']} {'caught as declared' if kind == 'bug' else 'pass'}, "
                      f"{tally[kind, 'pending']} pending, {tally[kind, 'problem']} with problems"

@@ -8,7 +8,7 @@ reference/misconceptions/ID.py and tests/mutations/ID/ (its bugs and correct alt
 to the assignment's exercises in spec/course.yaml. Nothing existing is overwritten. Then follow
 docs/authoring.md: write the solution, the spec's text, cases and laws, the misconceptions, the bugs;
 adjust the assignment's points; run `python -m attnlab.instructor.generate all` and
-`python -m attnlab.instructor.mutants --exercise ID`.
+`python -m attnlab.instructor.mutants ID`.
 """
 
 import argparse
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from attnlab.core import paths
 
-SPEC = '''kind: function
+SPEC = '''# yaml-language-server: $schema=schema/exercise.json
+kind: function
 id: {id}
 function: run_{id}
 module: {id}
@@ -99,25 +100,30 @@ MUTATIONS = '''# tests/mutations/{id}/
 
 bug_<name>.py: a realistic wrong run_{id}, with DIAGNOSIS = "<misconception id>" (or None) and a
 docstring saying what the student did. alt_<name>.py: a correct run_{id} written differently from the
-reference. At least six bugs; `python -m attnlab.instructor.mutants --exercise {id}` reports them.
+reference. At least six bugs; `python -m attnlab.instructor.mutants {id}` reports them and the margins.
 '''
 
 
-def files_for(exercise_id: str, points: float) -> dict[Path, str]:
+def files_for(exercise_id: str, points: float, root: Path = paths.ROOT) -> dict[Path, str]:
+    """Path -> text of every file the exercise owns, under the project `root`."""
     values = {"id": exercise_id, "points": f"{points:g}"}
-    return {paths.SPEC_DIR / f"{exercise_id}.yaml": SPEC.format(**values),
-            paths.SPEC_DIR / f"{exercise_id}.py": CODE.format(**values),
-            paths.REFERENCE_DIR / f"{exercise_id}.py": REFERENCE.format(**values),
-            paths.REFERENCE_DIR / "misconceptions" / f"{exercise_id}.py": MISCONCEPTIONS.format(**values),
-            paths.ROOT / "tests" / "mutations" / exercise_id / "README.md": MUTATIONS.format(**values)}
+    spec, reference = root / "spec", root / "reference"
+    return {spec / f"{exercise_id}.yaml": SPEC.format(**values),
+            spec / f"{exercise_id}.py": CODE.format(**values),
+            reference / f"{exercise_id}.py": REFERENCE.format(**values),
+            reference / "misconceptions" / f"{exercise_id}.py": MISCONCEPTIONS.format(**values),
+            root / "tests" / "mutations" / exercise_id / "README.md": MUTATIONS.format(**values)}
+
+
+def assignment_start(lines: list[str], assignment: str) -> int | None:
+    """The line of course.yaml where `assignment` begins (`- id: <assignment>`), or None."""
+    return next((i for i, line in enumerate(lines) if re.match(rf"\s*- id: {re.escape(assignment)}\s*$", line)), None)
 
 
 def add_to_course(course_yaml: Path, assignment: str, exercise_id: str) -> None:
     """Append `- exercise_id` to the assignment's `exercises:` list, keeping the file's comments."""
     lines = course_yaml.read_text(encoding="utf-8").splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if re.match(rf"\s*- id: {re.escape(assignment)}\s*$", line)), None)
-    if start is None:
-        raise SystemExit(f"{course_yaml}: no assignment {assignment!r}")
+    start = assignment_start(lines, assignment)
     header = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("exercises:"))
     if lines[header].strip() == "exercises: []":  # a new assignment's first exercise
         indent = re.match(r"(\s*)", lines[header]).group(1)
@@ -137,18 +143,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("exercise_id")
     parser.add_argument("--assignment", required=True, help="the assignment of spec/course.yaml it joins")
     parser.add_argument("--points", type=float, default=10.0)
+    parser.add_argument("--root", type=Path, default=paths.ROOT, help="the project (default: this checkout)")
     opts = parser.parse_args(argv)
     if not re.fullmatch(r"[a-z][a-z0-9_]*", opts.exercise_id):
         parser.error(f"{opts.exercise_id!r}: an id is lower_case_with_underscores (it names files and run_<id>)")
-    files = files_for(opts.exercise_id, opts.points)
+    files = files_for(opts.exercise_id, opts.points, opts.root)
     existing = [str(p) for p in files if p.exists()]
     if existing:
         parser.error(f"already exists (nothing was written): {', '.join(existing)}")
+    course_yaml = opts.root / "spec" / "course.yaml"
+    if not course_yaml.is_file() or assignment_start(course_yaml.read_text(encoding="utf-8").splitlines(),
+                                                     opts.assignment) is None:
+        parser.error(f"{course_yaml} has no assignment {opts.assignment!r} (nothing was written)")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.relative_to(paths.ROOT)}")
-    add_to_course(paths.SPEC_DIR / "course.yaml", opts.assignment, opts.exercise_id)
+        print(f"wrote {path.relative_to(opts.root)}")
+    add_to_course(course_yaml, opts.assignment, opts.exercise_id)
     print(f"added {opts.exercise_id} to assignment {opts.assignment} in spec/course.yaml: adjust its points, then "
           "follow docs/authoring.md")
     return 0

@@ -13,10 +13,14 @@ of visible cases only, the reference's pictures for `attnlab viz` (fixtures/_viz
 the `attnlab` command and a README in English and Chinese. No reference/, no hidden data.
 
 The autograder zip holds setup.sh and run_autograder at its root, and the full grader: grade.py,
-harness/, reference/ and spec/ (hidden cases included: grading draws fresh inputs from a secret seed).
+harness/, reference/ and spec/ (hidden cases included: grading draws fresh inputs from a secret seed), and
+student_template/ for the self-test setup.sh runs (self_test.py). ATTNLAB_TORCH_INDEX, when set while the zip
+is made, becomes the index setup.sh installs torch from (see setup.sh.j2).
 """
 
 import argparse
+import os
+import re
 import shutil
 import sys
 import tempfile
@@ -106,6 +110,7 @@ def copy_spec(course: Course, target: Path, *, visible_only: bool = True) -> Non
     """The assignment's specs (and their exercises' .py); for a handout without hidden cases and laws."""
     target.mkdir(parents=True)
     (target / "course.yaml").write_text(course_yaml(course), encoding="utf-8")
+    shutil.copytree(paths.SPEC_DIR / "schema", target / "schema")  # what the specs' editor modelines name
     for exercise in course.exercises:
         source = paths.SPEC_DIR / f"{exercise.id}.yaml"
         if isinstance(exercise, QuizSpec) or not visible_only:
@@ -267,14 +272,24 @@ def _stage_autograder(stage: Path, course: Course) -> None:
     copy_package(stage / "attnlab", GRADER_PACKAGES)
     shutil.copytree(paths.REFERENCE_DIR, stage / "reference", ignore=_ignore())
     copy_spec(course, stage / "spec", visible_only=False)  # hidden cases too: grading needs them
+    paths.copy_template(stage / "student_template", course.framework)  # graded by self_test.py
     files = RELEASE_FILES / "autograder"
-    shutil.copy2(files / "run_autograder", stage / "run_autograder")
-    shutil.copy2(files / "finish_results.py", stage / "finish_results.py")
-    setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN)
+    for name in ("run_autograder", "finish_results.py", "self_test.py"):
+        shutil.copy2(files / name, stage / name)
+    setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN, torch_index=torch_index())
     (stage / "setup.sh").write_text(setup, encoding="utf-8")
     # student code may import the course's libraries: installed in the image
     wanted = requirements(GRADER_DEPS + course.libraries) + framework_requirements(course.framework)
     (stage / "requirements.txt").write_text("\n".join(wanted) + "\n", encoding="utf-8")
+
+
+def torch_index() -> str:
+    """ATTNLAB_TORCH_INDEX (the index setup.sh installs torch from by default), checked to be a plain URL,
+    since setup.sh quotes it in shell."""
+    value = os.environ.get("ATTNLAB_TORCH_INDEX", "")
+    if not re.fullmatch(r"[A-Za-z0-9:/._~%+@=?&-]*", value):
+        raise ReleaseError(f"ATTNLAB_TORCH_INDEX={value!r} is not a plain URL (letters, digits and :/._~%+@=?&- only)")
+    return value
 
 
 def _zip_tree(stage: Path, target: Path) -> None:

@@ -1,66 +1,39 @@
-"""An HTML class report from a grade.py output directory: where the class struggles.
+"""An HTML class report from a grade.py output directory: why submissions fail, and which checks to fix.
 
-    python -m attnlab.instructor.report DIR [-o DIR/report.html] [--lang en|zh]
+    python -m attnlab.instructor.report DIR [-o DIR/report.html] [--lang en|zh] [--submissions SUBDIR]
 
 Reads DIR/<submission>.json (never grading-run.json, which holds the secret seed) and writes one
-self-contained HTML file: a score histogram and per-exercise pass rates (matplotlib PNGs embedded as
-data: URIs), the most frequent diagnosed misconceptions per exercise, and a table of submissions. No
-external resources; every submission name and feedback text is escaped by the template engine.
+self-contained HTML file (charts are PNG data: URIs, the sorting script is inline; nothing is loaded
+from elsewhere): scores and pass rates, the misconceptions diagnosed per exercise with example
+submissions, item analysis of every case and law (attnlab.instructor.items), a sortable table of
+submissions, and one section per submission with its full feedback. With --submissions, the directory
+the submissions were graded from, a section lists pairs whose code is suspiciously alike
+(attnlab.instructor.similarity). Every submission name and feedback text is escaped by the template engine.
 """
 
 import argparse
-import base64
-import io
 import statistics
 import sys
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from attnlab.core import paths
+from attnlab.core.catalogue import CATALOGUE
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import Course, SpecError
 from attnlab.core.spec_load import load_course
-from attnlab.core.status import Status
 from attnlab.grade.batch.outputs import read_result
+from attnlab.instructor import charts, items, report_tables
+from attnlab.instructor.report_tables import status_counts, status_word
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-TOP_MISCONCEPTIONS = 3
-FEEDBACK_CAP = 600
-REPORT_WORDS = ("title", "source", "submissions", "mean", "median", "histogram", "pass_rates", "exercise",
-                "passed", "mean_score", "statuses", "misconceptions", "no_misconceptions", "table", "submission",
-                "score", "count", "share")
+FONT_STACK = 'system-ui, "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", sans-serif'
+SIMILAR_SHOWN = 30  # pairs, or groups with identical code
 
 
 class ReportError(ValueError):
     """The directory holds nothing to report on; the message names it."""
-
-
-@dataclass
-class ExerciseStats:
-    id: str
-    title: str
-    max_score: float
-    attempts: int = 0
-    passed: int = 0
-    score_sum: float = 0.0
-    statuses: Counter = field(default_factory=Counter)
-    diagnoses: Counter = field(default_factory=Counter)  # misconception id -> submissions showing it
-    messages: dict = field(default_factory=dict)  # misconception id -> sentence (from the spec)
-
-    @property
-    def pass_rate(self) -> float:
-        return self.passed / self.attempts if self.attempts else 0.0
-
-    @property
-    def mean_score(self) -> float:
-        return self.score_sum / self.attempts if self.attempts else 0.0
-
-    def top_misconceptions(self) -> list[tuple[str, str, int]]:
-        top = self.diagnoses.most_common(TOP_MISCONCEPTIONS)
-        return [(mid, self.messages.get(mid, ""), n) for mid, n in top]
 
 
 def load_results(results_dir: Path) -> list[dict]:
@@ -82,86 +55,67 @@ def _course(results: list[dict]) -> Course | None:
         return None  # titles and misconception sentences are then left out, ids still shown
 
 
-def exercise_stats(results: list[dict], course: Course | None, lang: str) -> list[ExerciseStats]:
-    specs = {e.id: e for e in course.exercises} if course else {}
-    stats: dict[str, ExerciseStats] = {}
-    for result in results:
-        for ex in result["exercises"]:
-            spec = specs.get(ex["id"])
-            row = stats.setdefault(ex["id"], ExerciseStats(
-                id=ex["id"], title=spec.title.get(lang) if spec else "", max_score=float(ex["max_score"]),
-                messages={m.id: m.message.get(lang) for m in getattr(spec, "misconceptions", ())}))
-            row.attempts += 1
-            row.passed += ex["status"] == Status.PASSED
-            row.score_sum += float(ex["score"])
-            row.statuses[str(ex["status"])] += 1
-            row.diagnoses.update(set(map(str, ex.get("diagnoses") or ())))
-    order = [e.id for e in course.exercises] if course else []
-    return sorted(stats.values(), key=lambda s: (order.index(s.id) if s.id in order else len(order), s.id))
+def words(lang: str, area: str = "report") -> dict[str, str]:
+    """Every sentence of an area by its short name (report.kind.case -> text["kind.case"]); sentences with
+    placeholders are left to the template (t)."""
+    return {key[len(area) + 1:]: t(key, lang) for key in CATALOGUE
+            if key.startswith(area + ".") and "{" not in CATALOGUE[key]["en"]}
 
 
-def _png(fig) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def histogram(results: list[dict]) -> str:
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
-    percents = [100.0 * r["score"] / r["max_score"] if r["max_score"] else 0.0 for r in results]
-    fig = Figure(figsize=(7, 3.2), layout="constrained")
-    ax = fig.subplots()
-    ax.hist(percents, bins=[10 * i for i in range(11)], color="#3b6ea5", edgecolor="white")
-    ax.set_xlabel("% " + t("report.score", "en"))
-    ax.set_ylabel(t("report.count", "en"))
-    ax.set_xlim(0, 100)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    return _png(fig)
-
-
-def pass_rates(stats: list[ExerciseStats]) -> str:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 0.35 * len(stats) + 1.0), layout="constrained")
-    ax = fig.subplots()
-    ax.barh([s.id for s in stats][::-1], [100 * s.pass_rate for s in stats][::-1], color="#4c9a5b")
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% " + t("report.passed", "en"))
-    return _png(fig)
-
-
-def _cell(ex: dict) -> dict:
-    status = str(ex["status"])
-    return {"status": status, "css": status if status in {s.value for s in Status} else "other",
-            "score": float(ex["score"]), "feedback": str(ex.get("feedback", ""))[:FEEDBACK_CAP]}
-
-
-def submission_rows(results: list[dict], exercise_ids: list[str]) -> list[dict]:
-    rows = []
-    for r in sorted(results, key=lambda r: (-float(r["score"]), str(r["submission"]))):
-        by_id = {ex["id"]: _cell(ex) for ex in r["exercises"]}
-        rows.append({"name": str(r["submission"]), "score": float(r["score"]),
-                     "max_score": float(r["max_score"]), "cells": [by_id.get(i) for i in exercise_ids]})
-    return rows
-
-
-def render(results_dir: Path, *, lang: str) -> str:
+def _charts(results: list[dict], stats, misconceptions: list[dict], lang: str) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")
+    shown = charts.chart_lang(lang)
+    percents = [100.0 * r["score"] / r["max_score"] if r["max_score"] else 0.0 for r in results]
+    return {"lang": shown, "histogram": charts.histogram(percents, shown),
+            "pass_rates": charts.pass_rates([s.id for s in stats], [s.pass_rate for s in stats], shown),
+            "misconceptions": charts.misconceptions([(m["exercise"], m["id"], m["count"]) for m in misconceptions],
+                                                    shown)}
+
+
+def _similar(submissions_dir: Path | None, course: Course | None, lang: str) -> dict | None:
+    if submissions_dir is None or course is None:
+        return None
+    from attnlab.instructor import similarity
+
+    found = similarity.check_dir(submissions_dir, course)
+    matches = found.matches()
+    return {"matches": [(pair, members, found.fragments(pair)) for pair, members in matches[:SIMILAR_SHOWN]],
+            "more": max(0, len(matches) - SIMILAR_SHOWN), "k": similarity.K,
+            "skipped": sorted((name, problem.text(lang)) for name, problem in found.skipped.items())}
+
+
+def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None) -> dict:
+    """Everything the template shows."""
     results = load_results(results_dir)
-    stats = exercise_stats(results, _course(results), lang)
+    course = _course(results)
+    stats = report_tables.exercise_stats(results, course, lang)
+    order = [s.id for s in stats]
+    anchors = report_tables.anchors_for(results)
+    misconceptions = report_tables.misconception_rows(stats, anchors)
+    item_list, gaps = items.analyse(results, order)
     scores = [float(r["score"]) for r in results]
+    return {
+        "text": words(lang), "sim": words(lang, "similarity"), "lang": lang, "font_stack": FONT_STACK,
+        "source": str(results_dir),
+        "count": len(results), "mean": statistics.fmean(scores), "median": statistics.median(scores),
+        "max_score": max(float(r["max_score"]) for r in results), "stats": stats,
+        "status_counts": {s.id: status_counts(s, lang) for s in stats},
+        "legend": report_tables.legend(lang),
+        "charts": _charts(results, stats, misconceptions, lang), "misconceptions": misconceptions,
+        "items": item_list, "gaps": gaps, "rows": report_tables.submission_rows(results, order, anchors, lang),
+        "sections": report_tables.submission_sections(results, stats, anchors, lang),
+        "similar": _similar(submissions_dir, course, lang), "status_word": lambda s: status_word(s, lang),
+        "t": lambda key, **values: t(key, lang, **values),
+    }
+
+
+def render(results_dir: Path, *, lang: str, submissions_dir: Path | None = None) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
-                      undefined=StrictUndefined)
-    return env.get_template("report.html.j2").render(
-        text={key: t(f"report.{key}", lang) for key in REPORT_WORDS}, lang=lang,
-        source=str(results_dir), count=len(results), mean=statistics.fmean(scores),
-        median=statistics.median(scores), max_score=max(float(r["max_score"]) for r in results),
-        histogram=histogram(results), pass_rates=pass_rates(stats), stats=stats,
-        rows=submission_rows(results, [s.id for s in stats]))
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("report.html.j2").render(**context(results_dir, lang=lang,
+                                                               submissions_dir=submissions_dir))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,9 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, help="HTML file (default: RESULTS_DIR/report.html)")
     parser.add_argument("--lang", choices=["en", "zh"], default=None,
                         help="report language (default: locale)")
+    parser.add_argument("--submissions", type=Path, default=None,
+                        help="the directory of submissions that was graded: adds the similar-code section")
     opts = parser.parse_args(argv)
+    if opts.submissions is not None and not opts.submissions.is_dir():
+        print(f"python -m attnlab.instructor.report: --submissions {opts.submissions} is not a directory",
+              file=sys.stderr)
+        return 2
     try:
-        html = render(opts.results_dir, lang=opts.lang or default_lang())
+        html = render(opts.results_dir, lang=opts.lang or default_lang(), submissions_dir=opts.submissions)
     except ReportError as exc:
         print(f"python -m attnlab.instructor.report: {exc}", file=sys.stderr)
         return 2

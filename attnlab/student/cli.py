@@ -32,7 +32,7 @@ from attnlab.core.status import Status
 from attnlab.student.choice import Choice
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_submission, default_name
-from attnlab.student.text import pad, quiz_word, render_hints, render_result, say, status_word
+from attnlab.student.text import counted, pad, quiz_word, render_hints, render_result, say, status_word
 from attnlab.student.text import width as text_width
 from attnlab.student.timer import time_limited
 
@@ -114,8 +114,8 @@ def cmd_status(opts, lang: str) -> int:
             continue
         result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang,
                                              device=opts.device), visible_only=True)
-        passed = sum(c.passed for c in result.checks)
-        print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{len(result.checks)}",
+        passed, total = counted(result.checks)
+        print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{total}",
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
         earned, possible = earned + result.score, possible + exercise.points
         unfinished = unfinished or (exercise if result.status != Status.PASSED else None)

@@ -12,6 +12,7 @@ STYLES = {
     "passed": "color:#1a7f37",
     "failed": "color:#cf222e;font-weight:bold",
     "note": "color:#57606a",
+    "excluded": "color:#57606a",
     "hint": "",
     "score": "font-weight:bold;margin-top:0.4em",
     "plain": "",

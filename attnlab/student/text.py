@@ -9,7 +9,7 @@ from attnlab.core.i18n import known, t
 from attnlab.core.quiz import QuizState
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec import ExerciseSpec
-from attnlab.core.status import Status
+from attnlab.core.status import EXCLUDED, Status
 
 
 def say(key: str, lang: str, **values) -> str:
@@ -46,10 +46,10 @@ class Line:
     for a notebook (attnlab.student.html_view), so both show the same thing."""
 
     text: str
-    kind: str = "plain"  # heading, passed, failed, detail (a multi-line message), note, hint, score
+    kind: str = "plain"  # heading, passed, failed, excluded (not applicable), detail, note, hint, score
     depth: int = 0
 
-    MARKS = {"passed": "✓ ", "failed": "✗ ", "hint": "- "}
+    MARKS = {"passed": "✓ ", "failed": "✗ ", "excluded": "– ", "hint": "- "}
 
     def as_text(self) -> str:
         prefix = "  " * self.depth + self.MARKS.get(self.kind, "")
@@ -66,6 +66,8 @@ def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
         kind = say(check.kind, lang)
         if check.passed:
             lines.append(Line(f"{kind} {check.name}", "passed", 1))
+        elif check.status in EXCLUDED:  # left out of the score: said, and why, never as a failure
+            lines.append(Line(f"{kind} {check.name}: {check.message.splitlines()[-1].strip()}", "excluded", 1))
         elif not check.message:
             not_run += 1  # skipped after a not-implemented or timeout outcome
         elif check.message in shown:
@@ -92,10 +94,16 @@ def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> l
         lines.append(Line(say("hints_title", lang, id=exercise.id), "note", 1))
         own = list(dict.fromkeys(c.hint for c in result.checks if not c.passed and c.hint))
         lines += [Line(hint, "hint", 2) for hint in own or exercise.hints.get(lang) or exercise.hints["en"]]
-    lines.append(Line(say("score", lang, score=result.score, points=exercise.points,
-                          passed=sum(c.passed for c in result.checks), total=len(result.checks),
+    passed, total = counted(result.checks)
+    lines.append(Line(say("score", lang, score=result.score, points=exercise.points, passed=passed, total=total,
                           status=status_word(result.status, lang)), "score"))
     return lines
+
+
+def counted(checks) -> tuple[int, int]:
+    """(passed, checks) among those that count: a check not applicable in the framework is neither."""
+    scored = [c for c in checks if c.status not in EXCLUDED]
+    return sum(c.passed for c in scored), len(scored)
 
 
 def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> str:

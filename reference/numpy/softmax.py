@@ -23,10 +23,12 @@ def run_softmax(in_features: Float[np.ndarray, "*shape"], dim: int) -> Float[np.
         A new numpy.ndarray of shape `*shape` and the dtype of `in_features` (float16, float32, float64 or
         ml_dtypes.bfloat16): exp(x - max) divided by its sum along `dim`.
 
-    中文：数值稳定的 softmax——先沿 dim 减去最大值再取指数并归一化，每个切片之和为 1；返回与输入 dtype 相同的 numpy 数组。
+    中文：数值稳定的 softmax——先沿 dim 减去最大值再取指数并归一化，每个切片之和为 1；
+    返回与输入 dtype 相同的 numpy 数组。
     """
     # BEGIN SOLUTION
     shifted = in_features - in_features.max(axis=dim, keepdims=True)
     exponentials = np.exp(shifted)
-    return (exponentials / exponentials.sum(axis=dim, keepdims=True)).astype(in_features.dtype, copy=False)
+    weights = exponentials / exponentials.sum(axis=dim, keepdims=True)
+    return weights.astype(in_features.dtype, copy=False)  # bfloat16 meeting a float may promote: cast back
     # END SOLUTION

@@ -25,6 +25,7 @@ def run_softmax(in_features: Float[np.ndarray, "*shape"], dim: int) -> Float[np.
         A new numpy.ndarray of shape `*shape` and the dtype of `in_features` (float16, float32, float64 or
         ml_dtypes.bfloat16): exp(x - max) divided by its sum along `dim`.
 
-    中文：数值稳定的 softmax——先沿 dim 减去最大值再取指数并归一化，每个切片之和为 1；返回与输入 dtype 相同的 numpy 数组。
+    中文：数值稳定的 softmax——先沿 dim 减去最大值再取指数并归一化，每个切片之和为 1；
+    返回与输入 dtype 相同的 numpy 数组。
     """
     raise NotImplementedError("exercise softmax: implement run_softmax")

@@ -1,17 +1,23 @@
-"""dist/autograder.zip for Gradescope: layout, and run_autograder against a fake /autograder tree (the
-current interpreter stands in for the venv setup.sh would make; setup.sh itself is not run here)."""
+"""dist/autograder.zip for Gradescope: layout; run_autograder against a fake /autograder tree (the current
+interpreter stands in for the venv setup.sh would make), within its time budget; and setup.sh itself, with
+apt-get and pip stubbed out but its self-test real, passing here and failing a build that would run student
+code as root (simulations.py) or lose the reference points."""
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
+import simulations
 
 from attnlab.core import paths
+from attnlab.core.i18n import t
 from attnlab.instructor.release import build_autograder
 from attnlab.student.submit import build_submission
 
@@ -37,12 +43,25 @@ def fake_autograder(zip_path: Path, root: Path) -> Path:
     return root
 
 
-def run_autograder(root: Path, python: str = sys.executable) -> dict:
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python}
+def run_autograder(root: Path, python: str = sys.executable, **env_vars: str) -> dict:
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python, **env_vars}
     done = subprocess.run([str(root / "source" / "run_autograder")], env=env, check=False,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((root / "results" / "results.json").read_text())
+
+
+def submission_with(root: Path, tmp_path: Path, replacements: dict[str, str]) -> None:
+    """The template with `replacements` (stub line -> body) made, uploaded as `attnlab submit` would."""
+    package = tmp_path / "attention"
+    package.mkdir()
+    for source in paths.template_dir().iterdir():
+        if source.is_file():
+            text = source.read_text(encoding="utf-8")
+            for stub, body in replacements.items():
+                text = text.replace(stub, body)
+            (package / source.name).write_text(text, encoding="utf-8")
+    build_submission(package, out_dir=root / "submission", student="wei")  # what `attnlab submit` uploads
 
 
 def test_zip_has_setup_and_run_autograder_at_its_root_and_the_full_grader(autograder_zip):
@@ -53,23 +72,20 @@ def test_zip_has_setup_and_run_autograder_at_its_root_and_the_full_grader(autogr
     for executable in ("setup.sh", "run_autograder"):
         assert (infos[executable].external_attr >> 16) & stat.S_IXUSR, executable
     for needed in ("grade.py", "attnlab/grade/judge/judge.py", "reference/__init__.py", "reference/quiz.yaml",
-                   "spec/course.yaml", "requirements.txt", "finish_results.py"):
+                   "spec/course.yaml", "requirements.txt", "finish_results.py", "self_test.py",
+                   "student_template/softmax.py"):
         assert needed in infos, needed
-    assert setup.index("pip install torch==2.13.0") < setup.index("requirements.txt")
-    assert "--gradescope" in runner and "results/results.json" in runner
-    for text in (setup, runner, requirements):  # plain `pip install`: no registry host named anywhere
-        assert "http" not in text and "index-url" not in text and "pypi" not in text.lower()
+    assert setup.index('pip install ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} torch==2.13.0') < setup.index(
+        "requirements.txt") < setup.index("self_test.py")
+    assert 'TORCH_INDEX="${ATTNLAB_TORCH_INDEX:-}"' in setup  # no index unless the instructor names one
+    assert "--gradescope" in runner and "results/results.json" in runner and "--budget" in runner
+    for text in (setup, runner, requirements):  # no registry host named anywhere
+        assert "http" not in text and "pypi" not in text.lower()
 
 
 def test_a_submitted_zip_is_graded_into_results_json(autograder_zip, tmp_path):
     root = fake_autograder(autograder_zip, tmp_path / "autograder")
-    package = tmp_path / "attention"
-    package.mkdir()
-    for source in paths.TEMPLATE_DIR.iterdir():
-        if source.is_file():
-            (package / source.name).write_text(source.read_text(encoding="utf-8").replace(STUB, SOFTMAX),
-                                               encoding="utf-8")
-    build_submission(package, out_dir=root / "submission", student="wei")  # what `attnlab submit` uploads
+    submission_with(root, tmp_path, {STUB: SOFTMAX})
     results = run_autograder(root)
     tests = {t["name"]: t for t in results["tests"]}
     assert results["score"] == 8.0 and len(tests) == 13
@@ -104,3 +120,101 @@ def test_without_any_python_the_fallback_is_still_valid_json(autograder_zip, tmp
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "could not grade this submission" in results["output"]
+
+
+SPIN = "    while True:\n        pass\n"
+NOT_REACHED = t("autograder.not_reached", "en")
+
+
+def test_run_autograder_stops_at_its_budget_and_keeps_what_finished(autograder_zip, tmp_path):
+    """A submission that computes forever in its second exercise, with a per-exercise limit longer than the
+    whole budget: grade.py is killed at the budget, and results.json still holds the first exercise's points,
+    and every other exercise at 0 saying why."""
+    root = fake_autograder(autograder_zip, tmp_path / "autograder")
+    spin = "    raise NotImplementedError(\"exercise simple_self_attention: implement run_simple_self_attention\")\n"
+    submission_with(root, tmp_path, {STUB: SOFTMAX, spin: SPIN})
+    started = time.monotonic()
+    results = run_autograder(root, ATTNLAB_TIME_BUDGET_S="25", ATTNLAB_EXERCISE_TIMEOUT_S="300")
+    assert time.monotonic() - started < 40
+    tests = {test["name"]: test for test in results["tests"]}
+    assert len(tests) == 13 and results["score"] == 8.0
+    assert tests["softmax"]["status"] == "passed" and tests["softmax"]["score"] == 8.0
+    for name in ("simple_self_attention", "rope"):
+        assert tests[name]["score"] == 0 and NOT_REACHED in tests[name]["output"]
+
+
+def test_grade_py_starts_no_exercise_after_its_budget(tmp_path):
+    """Every exercise computes forever and runs out its 2 s of CPU time; after 15 s no exercise starts
+    (grade.py's start counts: it is part of the run)."""
+    package = tmp_path / "spinner"
+    package.mkdir()
+    for source in paths.TEMPLATE_DIR.iterdir():
+        if source.is_file():
+            text = re.sub(r"    raise NotImplementedError\(.*\)\n", SPIN, source.read_text(encoding="utf-8"))
+            (package / source.name).write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(package), "--out", str(tmp_path / "out"),
+                           "--budget", "15", "--timeout", "2", "--gradescope"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - started < 15 + 16 + 10  # the budget, one exercise's backstop, the end
+    exercises = json.loads((tmp_path / "out" / "spinner.json").read_text())["exercises"]
+    statuses = [(e["status"], NOT_REACHED in e["feedback"]) for e in exercises if e["id"] != "quiz"]
+    assert statuses[0] == ("timeout", False)  # graded: its CPU time ran out
+    assert statuses[-1] == ("timeout", True)  # never started
+    assert sorted(statuses, key=lambda s: s[1]) == statuses  # graded ones first, then only unreached ones
+    assert (tmp_path / "out" / "results.json").exists()
+    assert list((tmp_path / "out" / "gradescope").glob("*.partial.json")) == []  # replaced by the final one
+
+
+# -- setup.sh, as Gradescope runs it at image build: apt-get and pip stubbed, the self-test real ------
+def stubs(tmp_path: Path) -> tuple[Path, Path]:
+    """A bin dir whose apt-get does nothing and whose python3 -m venv makes a venv whose python logs pip
+    installs instead of making them and runs everything else with this interpreter; and the pip log."""
+    bin_dir, log = tmp_path / "stubs", tmp_path / "pip.log"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text("#!/bin/sh\nexit 0\n")
+    venv_python = (f'#!/bin/sh\nif [ "$1" = -m ] && [ "$2" = pip ]; then echo "$@" >> {log}; exit 0; fi\n'
+                   f'exec {sys.executable} "$@"\n')
+    (bin_dir / "python3").write_text(
+        f'#!/bin/sh\n[ "$1" = -m ] && [ "$2" = venv ] || exit 1\nmkdir -p "$3/bin"\n'
+        f"cat > \"$3/bin/python\" <<'STUB'\n{venv_python}STUB\nchmod +x \"$3/bin/python\"\n")
+    for stub in bin_dir.iterdir():
+        stub.chmod(0o755)
+    return bin_dir, log
+
+
+def run_setup(root: Path, tmp_path: Path, prefix: list[str] = (), **env_vars: str) -> tuple[subprocess.CompletedProcess,
+                                                                                          str]:
+    bin_dir, log = stubs(tmp_path)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "AUTOGRADER_ROOT": str(root), **env_vars}
+    done = subprocess.run([*prefix, "bash", str(root / "source" / "setup.sh")], env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+    return done, log.read_text() if log.exists() else ""
+
+
+def test_setup_passes_its_self_test_here_and_installs_torch_from_the_named_index(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_TORCH_INDEX", "file:///srv/wheels/cpu")  # baked into setup.sh as its default
+    zip_path = build_autograder(out=tmp_path / "dist")
+    monkeypatch.delenv("ATTNLAB_TORCH_INDEX")
+    done, pip = run_setup(fake_autograder(zip_path, tmp_path / "autograder"), tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "self-test passed: the reference scores 100 of 100" in done.stdout
+    assert f"isolation {simulations.expected_level('here')}" in done.stdout
+    assert "-m pip install --index-url file:///srv/wheels/cpu torch==2.13.0" in pip
+    assert re.search(r"-m pip install -r \S+/requirements.txt", pip) and pip.count("index-url") == 1
+
+
+def test_setup_fails_a_build_that_would_run_student_code_as_root(autograder_zip, tmp_path):
+    done, _ = run_setup(fake_autograder(autograder_zip, tmp_path / "autograder"), tmp_path,
+                        simulations.prefix("no-setuid"))
+    assert done.returncode != 0
+    assert t("autograder.selftest_refused", "en") in done.stderr
+    assert "student code would run as root (missing capabilities: CAP_SETGID, CAP_SETUID)" in done.stdout
+
+
+def test_setup_fails_a_build_where_the_reference_loses_points(autograder_zip, tmp_path):
+    done, _ = run_setup(fake_autograder(autograder_zip, tmp_path / "autograder"), tmp_path,
+                        ATTNLAB_EXERCISE_TIMEOUT_S="0.001")
+    assert done.returncode != 0
+    assert "self-test failed: the reference scored" in done.stderr and "not full marks" in done.stderr

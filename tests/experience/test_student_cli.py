@@ -40,7 +40,7 @@ SOFTMAX_LAST_DIM = ("    exps = torch.exp(in_features - in_features.amax(dim=-1,
 
 
 def package_with_softmax(root: Path, body: str = SOFTMAX, name: str = "mine") -> Path:
-    package = shutil.copytree(paths.TEMPLATE_DIR, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    package = paths.copy_template(root / name)
     softmax = package / "softmax.py"
     softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, body), encoding="utf-8")
     return package
@@ -234,10 +234,10 @@ def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path,
 
 
 def test_the_student_limit_is_the_graders():
-    from attnlab.grade.batch.cli import parse_args
+    from attnlab.grade.batch.cli import DEFAULT_TIMEOUT_S, parse_args
     from attnlab.grade.sandbox.launch import Limits
 
-    assert parse_args([]).timeout == limits.EXERCISE_CPU_S
+    assert parse_args([]).timeout is None and DEFAULT_TIMEOUT_S == limits.EXERCISE_CPU_S  # None: no --budget
     assert Limits().backstop(7.0) == limits.backstop(7.0)
 
 
@@ -269,3 +269,15 @@ def test_ctrl_c_ends_check_cleanly(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "attnlab check: interrupted\n" and "Traceback" not in out + err
+
+
+def test_a_check_that_does_not_apply_is_said_and_not_counted(capsys):
+    """NumPy has no autograd: the gradient law reads "not applicable", marked neither passed nor failed, and
+    the counts and points are over the checks that apply."""
+    numpy_reference = str(paths.reference_dir("numpy"))
+    code, out, _ = run(capsys, "check", "softmax", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
+    assert code == 0
+    assert "– property gradient: not applicable in numpy: it has no automatic differentiation" in out
+    assert "✗" not in out and re.search(r"8\.00 / 8 \((\d+)/\1 checks passed", out), out
+    code, out, _ = run(capsys, "status", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
+    assert re.search(r"softmax\s+passed\s+(\d+)/\1\s+8\.00 / 8", out), out

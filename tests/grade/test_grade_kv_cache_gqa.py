@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from attnlab.core import paths
+from attnlab.core.spec_load import load_course
 
 pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
@@ -44,7 +45,8 @@ def exercise(result: dict, exercise_id: str) -> dict:
 
 
 def test_reference_full_marks_template_zero(graded):
-    assert graded["reference"]["score"] == graded["reference"]["max_score"] == 28
+    points = sum(e.points for e in load_course(paths.SPEC_DIR, "modern").exercises)
+    assert graded["reference"]["score"] == graded["reference"]["max_score"] == points
     assert graded["student_template"]["score"] == 0
 
 

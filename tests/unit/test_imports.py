@@ -1,7 +1,6 @@
 """What student code may import: the course's libraries (einops, einx) work; any other package gets one
 plain message naming it, not a traceback; libraries' own imports are not affected."""
 
-import shutil
 
 import pytest
 
@@ -32,7 +31,7 @@ def run_scaled_dot_product_attention(Q, K, V, mask=None):
 
 def package_with(tmp_path, attention: str):
     package = tmp_path / "pkg"
-    shutil.copytree(paths.TEMPLATE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    paths.copy_template(package)
     (package / "attention.py").write_text(attention)
     return package
 

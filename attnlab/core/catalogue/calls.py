@@ -32,6 +32,11 @@ MESSAGES: dict[str, dict[str, str]] = {
               "{limit:g} MB per tensor: compute it in blocks instead of all at once",
         "zh": "{exercise}：创建了形状为 {shape} 的 {dtype} 张量（{mb:.0f} MB，来自 {op}），超过本用例每个张量 {limit:g} MB "
               "的预算：请分块计算，而不是一次性全部计算"},
+    "memory_arrays": {
+        "en": "{exercise}: held {mb:.0f} MB of new {framework} arrays at once, over this case's budget of {limit:g} MB "
+              "per tensor: compute it in blocks instead of all at once",
+        "zh": "{exercise}：同时持有 {mb:.0f} MB 新建的 {framework} 数组，超过本用例每个张量 {limit:g} MB 的预算："
+              "请分块计算，而不是一次性全部计算"},
     "library_not_in_course": {
         "en": "your code imports {package} ({file}), which is not available in this course: it offers {offered} and "
               "Python's standard library",

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlab.core import memory
 from attnlab.core.outcomes import NotApplicable
 from attnlab.core.outputs import Output
 
@@ -108,6 +109,13 @@ class Adapter:
 
     def numpy_of(self, value: Any) -> np.ndarray:
         raise NotImplementedError
+
+    # -- a case's memory budget (`max_tensor_mb:`) ----------------------------------------------------
+    def budget(self, exercise: str, limit_mb: float | None) -> AbstractContextManager:
+        """Fail the call (MemoryLimit) if it makes an array over `limit_mb`. The default sees torch operators
+        only; a framework whose allocations it cannot see is held to the budget in grading by the runner's
+        lowered address-space limit alone (attnlab.grade.runner.runner.address_space_for)."""
+        return memory.tensor_budget(exercise, limit_mb)
 
     # -- forbidden calls and gradients --------------------------------------------------------------
     def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True) -> AbstractContextManager:

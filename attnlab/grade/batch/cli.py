@@ -8,26 +8,31 @@ the output dirs of shards (merge.py).
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
 
 from attnlab.core import paths, shutdown
 from attnlab.core.frameworks import check_usable
-from attnlab.core.i18n import default_lang
+from attnlab.core.i18n import default_lang, t
 from attnlab.core.limits import EXERCISE_CPU_S
-from attnlab.core.spec import FRAMEWORKS, SpecError
+from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.intake import check_paths, discover
 from attnlab.grade.batch.run import grade_all
 from attnlab.grade.batch.submissions import Layout, package_markers
-from attnlab.grade.sandbox import forkserver
+from attnlab.grade.sandbox import forkserver, host
 from attnlab.grade.sandbox.launch import LAUNCHERS, Limits, runner_server
-from attnlab.grade.sandbox.levels import Isolation, isolation_level
+from attnlab.grade.sandbox.levels import Isolation, isolation_level, missing_capabilities
+
+DEFAULT_TIMEOUT_S = EXERCISE_CPU_S
+RESERVE_S = 120.0  # of a --budget: grade.py's start, the runner's start and the submission's import
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -45,8 +50,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default="cpu",
                         help="where submissions' calls run, e.g. cuda (default cpu; absent: 'not run on <device>')")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=EXERCISE_CPU_S,
-                        help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s); default "
+                             f"{EXERCISE_CPU_S:g}, or with --budget what lets every exercise finish within it")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="wall-clock seconds for the whole run: no exercise starts after it (those left "
+                             "score 0 and say so)")
     parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
@@ -58,6 +67,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="how runners start: forked from a warm server, or a fresh interpreter each (exec)")
     parser.add_argument("--allow-unsandboxed", action="store_true",
                         help="grade even when started as root without namespaces (student code would run as root)")
+    parser.add_argument("--isolation", choices=["auto", *(i.value for i in Isolation)], default="auto",
+                        help="a weaker isolation level than the best this machine offers (tests, debugging)")
     return parser.parse_args(argv)
 
 
@@ -74,12 +85,22 @@ def shard_of(name: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % count
 
 
-def check_isolation(limits: Limits, allow_unsandboxed: bool) -> Isolation:
+def check_isolation(limits: Limits, allow_unsandboxed: bool, lang: str = "en") -> Isolation:
+    """The level runners get; refused as root where student code would run as root."""
     level = isolation_level(limits.isolation)
     if os.geteuid() == 0 and level is Isolation.RLIMITS_ONLY and not allow_unsandboxed:
-        raise ValueError("started as root but namespaces are unavailable: student code would run as root. "
-                         "Run as an ordinary user, enable unprivileged user namespaces, or pass --allow-unsandboxed")
+        missing = missing_capabilities()
+        why = (t("isolation.missing_capabilities", lang, names=", ".join(missing)) if missing
+               else t("isolation.forced", lang))
+        raise ValueError(t("isolation.refused", lang, level=level, why=why))
     return level
+
+
+def budget_timeout(budget_s: float, exercises: int, limits: Limits) -> float:
+    """The per-exercise CPU limit with which every exercise could run out its whole wall-clock backstop
+    (Limits.backstop) and the run still end within `budget_s` (at most the default, at least 1 s)."""
+    per_exercise = (budget_s - min(RESERVE_S, budget_s / 4)) / max(exercises, 1)
+    return min(DEFAULT_TIMEOUT_S, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
 
 
 def run_seed(out_dir: Path, requested: int | None) -> int:
@@ -117,10 +138,17 @@ def setup(opts: argparse.Namespace) -> tuple:
         if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
             raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
         mine = [s for s in submissions if shard_of(s.name, count) == index]
-    limits = Limits(timeout_s=opts.timeout, memory_mb=opts.memory, launcher=opts.launcher, framework=course.framework)
+    limits = Limits(memory_mb=opts.memory, launcher=opts.launcher, isolation=opts.isolation,
+                    framework=course.framework)
+    timeout = opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT_S
+    if opts.budget is not None and opts.timeout is None:
+        coded = sum(not isinstance(e, QuizSpec) for e in course.exercises)
+        timeout = budget_timeout(opts.budget, coded, limits)
+    limits = dataclasses.replace(limits, timeout_s=timeout)
     if opts.jobs < 1:
         raise ValueError("--jobs must be at least 1")
-    return course, submissions, mine, limits, check_isolation(limits, opts.allow_unsandboxed)
+    level = check_isolation(limits, opts.allow_unsandboxed, opts.lang or default_lang())
+    return course, submissions, mine, limits, level
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return merge.main(argv[1:])
     opts = parse_args(argv)
+    started = time.monotonic()
+    if opts.seed is not None:
+        host.hide_from_command_line(str(opts.seed))  # /proc/PID/cmdline is world-readable
     shutdown.freeze_at_exit()
     try:
         course, submissions, mine, limits, level = setup(opts)
@@ -145,20 +176,23 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
-    judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=opts.lang or default_lang(),
+    lang = opts.lang or default_lang()
+    judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=lang,
                          hidden_paths=hidden_paths_for(out_dir, submissions), libraries=course.libraries,
-                         device=opts.device)
+                         device=opts.device, deadline=started + opts.budget if opts.budget is not None else None)
     from attnlab.core import devices
 
     if not devices.available(opts.device):
         print(f"grade.py: there is no {opts.device} device here: every exercise will say 'not run on {opts.device}'",
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
-    print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) in "
-          f"{course.framework}, isolation: {level}", file=sys.stderr)
     try:
-        grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs,
-                  gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
+        with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs) as uids:
+            uid_note = f" ({t('isolation.runner_uids', lang, uids=', '.join(map(str, uids)))})" if uids else ""
+            print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
+                  f"in {course.framework}, isolation: {level}{uid_note}", file=sys.stderr)
+            grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
+                      gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
     except KeyboardInterrupt:
         print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)
         return 130

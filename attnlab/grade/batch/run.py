@@ -17,10 +17,11 @@ from attnlab.grade.sandbox import forkserver
 from attnlab.grade.sandbox.launch import Limits
 
 
-def worker_limits(base: Limits, slot: int, cpus: list[int]) -> Limits:
-    """Each parallel worker runs as its own uid: RLIMIT_NPROC counts per uid, so one fork bomb must not
-    starve the other runners of processes. Its runners run on the worker's CPU (see allowed_cpus)."""
-    uid = base.uid if slot == 0 else 64000 + slot
+def worker_limits(base: Limits, slot: int, cpus: list[int], uids: list[int] | None = None) -> Limits:
+    """Each parallel worker runs as its own uid (`uids`: leased for this run, sandbox.runs): RLIMIT_NPROC
+    counts per uid, so one fork bomb must not starve the other runners of processes. Its runners run on the
+    worker's CPU (see allowed_cpus)."""
+    uid = uids[slot] if uids else base.uid if slot == 0 else 64000 + slot
     return dataclasses.replace(base, uid=uid, gid=uid, cpu=cpus[slot % len(cpus)] if cpus else None)
 
 
@@ -56,11 +57,30 @@ class Progress:
             self._bar.close()
 
 
+def partial_writer(sub: Submission, course, judge, out_dir: Path):
+    """With Gradescope output: after each exercise, DIR/gradescope/<name>.partial.json holds the results so
+    far and the exercises not reached yet (what run_autograder keeps if grade.py is killed at its budget)."""
+    from attnlab import __version__
+    from attnlab.core.results import SubmissionResult
+    from attnlab.grade.judge.judge import not_reached
+
+    def write(done: list) -> None:
+        rest = [not_reached(e, judge.lang) for e in course.exercises[len(done):]]
+        exercises = (*done, *rest)
+        result = SubmissionResult(submission=sub.name, score=round(sum(e.score for e in exercises), 4),
+                                  max_score=course.total_points, exercises=exercises, started_at="",
+                                  duration_s=0.0, harness_version=__version__)
+        outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.partial.json", result)
+
+    write([])
+    return write
+
+
 def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int,
-              gradescope_single: bool | None) -> None:
-    """Grade `todo` with `jobs` at once, each worker slot under its own runner uid; results are written
-    as each submission finishes. judge: JudgeOptions. gradescope_single: None (no Gradescope files), or
-    whether to also write DIR/results.json (a single submission)."""
+              gradescope_single: bool | None, uids: list[int] | None = None) -> None:
+    """Grade `todo` with `jobs` at once, each worker slot under its own runner uid (`uids[slot]` where
+    given); results are written as each submission finishes. judge: JudgeOptions. gradescope_single: None
+    (no Gradescope files), or whether to also write DIR/results.json (a single submission)."""
     from attnlab.grade.judge.judge import grade_submission  # imports torch: after the forkserver started
 
     slots: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -72,11 +92,12 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
     def one(sub: Submission) -> None:
         slot = slots.get()
         try:
-            limits = worker_limits(judge.limits, slot, cpus)
+            limits = worker_limits(judge.limits, slot, cpus, uids)
             if limits.cpu is not None:
                 with contextlib.suppress(OSError):  # this thread only: the worker's judge
                     os.sched_setaffinity(0, {limits.cpu})
-            result = grade_submission(sub, course, dataclasses.replace(judge, limits=limits))
+            partial = partial_writer(sub, course, judge, out_dir) if gradescope_single is not None else None
+            result = grade_submission(sub, course, dataclasses.replace(judge, limits=limits), partial)
         finally:
             slots.put(slot)
         outputs.write_result(out_dir, result)
@@ -84,6 +105,7 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
             outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
+            (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
         progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)

@@ -155,7 +155,7 @@ def _copy_in(submission: Submission, target: Path) -> None:
 def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> Path:
     """A private copy of the submission's package under `workdir`; raises BadSubmission."""
     upload = workdir / "upload"
-    upload.mkdir(parents=True)
+    upload.mkdir(parents=True, mode=0o700)  # runners of other submissions must not read it
     _copy_in(submission, upload)
     found = locate(upload, markers)
     if isinstance(found, Path):

@@ -6,6 +6,7 @@ import datetime as dt
 import importlib.util
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
+from attnlab.grade.sandbox import runs
 from attnlab.grade.sandbox.launch import Limits
 
 
@@ -31,6 +33,7 @@ class JudgeOptions:
     lang: str = "en"
     libraries: tuple[str, ...] = ()  # course.yaml's: what submissions may import
     device: str = "cpu"  # where the submission's calls run (attnlab.core.devices)
+    deadline: float | None = None  # time.monotonic() after which no exercise starts (grade.py --budget)
 
 
 def installed_reference() -> list[Path]:
@@ -43,7 +46,7 @@ def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path
     """What a runner must not see: solutions, specs, data, results and every other submission."""
     root = paths.ROOT
     fixed = [paths.REFERENCE_DIR, *installed_reference(), paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests",
-             root / "examples", root / ".git", out_dir]
+             root / "examples", root / ".git", root / "dist", root / "grading-output", out_dir]
     return tuple(dict.fromkeys(p.resolve() for p in fixed + [s.source for s in submissions]))
 
 
@@ -99,8 +102,17 @@ def said_once(results: list[ExerciseResult], lang: str) -> list[ExerciseResult]:
     return out
 
 
-def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions,
-                     scratch: Path) -> list[ExerciseResult]:
+def not_reached(exercise, lang: str) -> ExerciseResult:
+    """An exercise the run's time budget (grade.py --budget) ended before: no points, and why."""
+    return ExerciseResult(exercise.id, exercise.function, 0.0, exercise.points, Status.TIMEOUT,
+                          t("autograder.not_reached", lang))
+
+
+Progress = Callable[[list[ExerciseResult]], None]  # told each exercise's result as soon as it is known
+
+
+def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions, scratch: Path,
+                     progress: Progress | None = None) -> list[ExerciseResult]:
     reference = load_reference()
     results = []
     with RemoteImpl(package, name=name, limits=opts.limits, hidden_paths=list(opts.hidden_paths),
@@ -109,20 +121,28 @@ def exercise_results(package: Path, name: str, course: Course, opts: JudgeOption
         for exercise in course.exercises:
             if isinstance(exercise, QuizSpec):
                 results.append(_quiz(exercise, package, opts.lang))
+            elif opts.deadline is not None and time.monotonic() >= opts.deadline:
+                results.append(not_reached(exercise, opts.lang))
             else:
                 results.append(_coded(exercise, remote, opts, reference))
+            if progress is not None:
+                progress(results)
     return said_once(results, opts.lang)
 
 
-def grade_submission(submission: Submission, course: Course, opts: JudgeOptions) -> SubmissionResult:
+def grade_submission(submission: Submission, course: Course, opts: JudgeOptions,
+                     progress: Progress | None = None) -> SubmissionResult:
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-") as work:
         work_dir = Path(work)
-        work_dir.chmod(0o755)  # an unprivileged runner user must reach its scratch dir below
+        runs.mark(work_dir)  # a later run removes it if this one is killed (runs.sweep)
+        # runner uids may enter (to reach their own scratch dir below) but not list it; the upload
+        # copy inside is the judge's alone (prepare)
+        work_dir.chmod(0o711)
         try:
             package = prepare(submission, work_dir, package_markers(course))
-            exercises = exercise_results(package, submission.name, course, opts, work_dir)
+            exercises = exercise_results(package, submission.name, course, opts, work_dir, progress)
         except BadSubmission as problem:
             exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
                                                                   problem=problem.message))

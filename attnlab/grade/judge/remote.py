@@ -21,6 +21,7 @@ from attnlab.core.impl import Returned
 from attnlab.core.outcomes import (
     ForbiddenCall,
     MemoryLimit,
+    NotApplicable,
     NotImplementedByStudent,
     Outcome,
     ShapeError,
@@ -48,8 +49,10 @@ from attnlab.grade.sandbox.scratch import copy_submission, remove_tree
 EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
 MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
 MAX_CALLS_PER_REQUEST = 64  # a request carries up to this many calls: one round trip, not 64
+# NOT_APPLICABLE: the runner's adapter lacks the case's dtype or does not differentiate (NumPy's gradient law)
 OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: SubmissionError,
-            Status.FAILED: ShapeError, Status.TIMEOUT: TimeLimit, Status.MEMORY: MemoryLimit}
+            Status.FAILED: ShapeError, Status.TIMEOUT: TimeLimit, Status.MEMORY: MemoryLimit,
+            Status.NOT_APPLICABLE: NotApplicable}
 
 
 class RemoteImpl:

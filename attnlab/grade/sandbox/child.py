@@ -42,12 +42,17 @@ def take_output(output: int) -> None:
     os.close(output)
 
 
+def argv_area() -> tuple[int, int]:
+    """Where this process's command line lies in its memory: what /proc/PID/cmdline shows."""
+    with open("/proc/self/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[45]), int(fields[46])  # arg_start, arg_end: fields 48 and 49 of stat(5)
+
+
 def set_title(title: str) -> None:
     """Show `title` as this process's command line (ps, /proc/PID/cmdline): a forked runner would otherwise
     show the forkserver's. Rewrites the argv area in place, as setproctitle does."""
-    with open("/proc/self/stat", "rb") as f:
-        fields = f.read().rsplit(b")", 1)[1].split()
-    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end: fields 48 and 49 of stat(5)
+    start, end = argv_area()
     data = title.encode()[: end - start - 1]
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
         mem.seek(start)

@@ -35,7 +35,7 @@ import threading
 import time
 from typing import NoReturn
 
-from attnlab.grade.sandbox import jail, pipes
+from attnlab.grade.sandbox import jail, pipes, procs
 
 WARM_MODULES = ("torch", "numpy", "numpy.random", "jaxtyping", "beartype", "beartype.door",
                 "attnlab.grade.runner.runner", "attnlab.grade.sandbox.child", "attnlab.core.typecheck",
@@ -56,6 +56,7 @@ class Server:
         self.sock = sock
         self.children: dict[int, socket.socket] = {}  # supervisor (or runner) pid -> its control socket
         self.alive: dict[int, int] = {}  # runner pid -> the pipe end whose closing tells it we are gone
+        self.host_uids: set[int] = set()  # runner uids that are host uids: every process of them dies with us
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         # as root, the server itself puts each runner in a new pid namespace: no supervisor fork needed
         self.own_pid_ns: int | None = None
@@ -97,6 +98,8 @@ class Server:
         return True
 
     def spawn(self, config: dict, ctl: socket.socket, channel: tuple[int, int], output: int) -> None:
+        if config.get("host_uid"):
+            self.host_uids.add(config["uid"])
         direct = self.direct(config)
         alive_r, alive_w = os.pipe() if direct else (None, None)
         try:
@@ -150,16 +153,25 @@ class Server:
                     ctl.close()
 
     def stop_children(self) -> None:
-        """The judge is gone: nobody will kill these runners any more, so do it now."""
-        for pid in self.children:
-            for kill in (os.killpg, os.kill):  # a supervisor leads its session and group
-                with contextlib.suppress(OSError):
-                    kill(pid, signal.SIGKILL)
-        end = time.monotonic() + 2  # reap the supervisors, then their runners (re-parented here)
-        with contextlib.suppress(ChildProcessError):  # raised once no child is left
-            while time.monotonic() < end:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    time.sleep(0.01)
+        """The judge is gone: nobody will kill these runners any more, so do it now. Every child dies, and
+        every orphan that comes back here (this process is a subreaper: a runner's daemons do, once the
+        runner is dead), until none is left; then every process of the runner uids that are host uids."""
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            children = [p.pid for p in procs.snapshot().values() if p.ppid == os.getpid()]
+            if not children:
+                break
+            for pid in children:
+                for kill in (os.killpg, os.kill):  # a supervisor leads its session and group
+                    with contextlib.suppress(OSError):
+                        kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):  # raised once no child is left
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            time.sleep(0.01)
+        for uid in self.host_uids:
+            with contextlib.suppress(RuntimeError):
+                procs.kill_uid(uid, timeout_s=5)
 
     def become_supervisor(self, config: dict, ctl: socket.socket, channel: tuple[int, int],
                           output: int) -> NoReturn:
@@ -176,6 +188,8 @@ class Server:
             child.set_title(f"attnlab-runner-supervisor {config['package']}")
             os.setsid()
             if config["namespaces"]:
+                if config.get("drop_uid_first"):
+                    jail.user_namespace_as_runner_uid(config)
                 jail.enter_namespaces(config)
                 code = child.supervise(config, channel, lambda pid, pidfd: _report_init(ctl_fd, pid, pidfd))
             else:

@@ -11,7 +11,9 @@ namespace when namespaces are used, and it
   2. binds the runner's scratch dir at a fixed path and remounts every other mount read-only;
   3. mounts a /proc that shows only this pid namespace (no judge environ, cmdline or memory);
   4. drops to the runner uid (as root) and drops every capability (so no tmpfs can be unmounted);
-then, in every mode, moves the channel fds to 3 and 4, applies rlimits and runs the runner.
+without namespaces, as root, it drops to the runner uid and every capability too, and at the landlock level
+restricts what it may open (landlock.py); then, in every mode, sets no_new_privs, moves the channel fds to 3
+and 4, applies rlimits and runs the runner.
 Any failure exits with EXIT_JAIL_FAILED and a message on stderr (the capture), before untrusted code runs.
 """
 
@@ -27,6 +29,12 @@ import select
 import signal
 import sys
 
+try:  # imported as attnlab.grade.sandbox.jail, or run as a plain script (python -I -S jail.py CONFIG)
+    from attnlab.grade.sandbox import landlock
+except ImportError:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import landlock
+
 EXIT_JAIL_FAILED = 121
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -35,7 +43,7 @@ LOCKED_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "no
                 "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 24, 28, 38, 36
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 SECBIT_NOROOT, SECBIT_NOROOT_LOCKED, SECBIT_KEEP_CAPS_LOCKED = 1, 2, 32
@@ -147,11 +155,23 @@ def drop_privileges(config: dict) -> None:
             _check(-1, f"dropping capability {cap} from the bounding set")
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     if config["drop_uid"]:
-        os.setgroups([])
-        os.setresgid(config["gid"], config["gid"], config["gid"])
-        os.setresuid(config["uid"], config["uid"], config["uid"])
+        become_uid(config)
     header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
     _check(libc.capset(ctypes.byref(header), ctypes.byref((_CapData * 2)())), "capset (dropping all)")
+
+
+def become_uid(config: dict) -> None:
+    """Root becomes the runner uid and gid, with no supplementary groups (and so no capabilities left)."""
+    os.setgroups([])
+    os.setresgid(config["gid"], config["gid"], config["gid"])
+    os.setresuid(config["uid"], config["uid"], config["uid"])
+
+
+def user_namespace_as_runner_uid(config: dict) -> None:
+    """root-dropped+user-namespaces: become the runner uid on the host before making the user namespace, so
+    that its root is that uid, not host root. Dumpable again, so this process may write its own uid_map."""
+    become_uid(config)
+    prctl(PR_SET_DUMPABLE, 1)
 
 
 def move_channel_fds(fds: list[int]) -> None:
@@ -215,11 +235,15 @@ def confine(config: dict) -> None:
         os.setsid()  # own session: kill(0, ...) from the submission reaches nobody outside it
     except PermissionError:
         pass  # already a session leader (started with a new session)
-    if config["namespaces"]:
+    # made while the allowed paths can still be opened, enforced once no_new_privs is set
+    rules = landlock.ruleset([tuple(rule) for rule in config["landlock"]]) if config.get("landlock") else None
+    if config["namespaces"] or config["drop_uid"]:
         drop_privileges(config)
     if config.get("parent_alive_fd") is not None:
         stay_with_parent(config["parent_alive_fd"])  # a uid change cleared the parent-death signal
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if rules is not None:
+        landlock.enforce(rules)
     if config.get("cpu") is not None:
         with contextlib.suppress(OSError):  # speed only (see grade/cli.py allowed_cpus): never fatal
             os.sched_setaffinity(0, {config["cpu"]})

@@ -2,7 +2,8 @@
 
 In every level: rlimits (address space, processes, file size, no core, open files), a fresh session, a
 clean environment, and a kill that leaves nothing behind (the pid namespace dies with its init; without
-one, every process of the runner's session, process group or subreaper tree is killed).
+one, every process of the runner's session, process group or subreaper tree is killed; where the runner's
+uid is a host uid, leased by this run alone (runs.py), every process of that uid too).
 Two launchers, one jail (`Limits.launcher`): ForkedRunner, forked by this process's forkserver (namespaces
 entered after the fork), or where that cannot run RunnerProcess, a fresh interpreter under `unshare`.
 """
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab.grade.sandbox import forkserver, pipes, procs
+from attnlab.grade.sandbox import forkserver, landlock, pipes, procs, runs
 from attnlab.grade.sandbox.levels import Isolation
 
 LAUNCHERS = ("auto", "forkserver", "exec")  # auto: the forkserver, or exec where it cannot run
@@ -106,6 +107,18 @@ def _exposed(paths: list[str]) -> list[str]:
     return sorted({os.path.realpath(p) for p in wanted if os.path.isdir(p)})
 
 
+def reachable_paths() -> list[str]:
+    """What a runner must be able to read wherever it runs: the interpreter, the venv, the harness."""
+    return _exposed(_import_paths())
+
+
+def landlock_rules(scratch: Path, exposed: list[str]) -> list[tuple[str, int]]:
+    """At the landlock level: read the system directories and `exposed`, use existing devices, write scratch."""
+    system = [f"/{name}" for name in sorted(SYSTEM_DIRS - {"dev"})]
+    return [*((path, landlock.READ) for path in [*system, *exposed]), ("/dev", landlock.DEVICES),
+            (str(scratch), landlock.EVERYTHING)]
+
+
 def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
                 covered: list[Path], fds: tuple[int, int] = (3, 4), libraries: tuple[str, ...] = ()) -> dict:
     """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
@@ -115,12 +128,25 @@ def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
             "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries),
             "--framework", limits.framework]
-    return {"namespaces": namespaces, "user_namespace": level.user_namespace, "drop_uid": level.drops_uid,
+    exposed = _exposed(paths)
+    return {"namespaces": namespaces, "user_namespace": level.user_namespace,
+            # the uid changes inside the jail, or (user namespace as root) before the namespace is made
+            "drop_uid": level.drops_uid and not level.user_namespace,
+            "drop_uid_first": level is Isolation.ROOT_USER_NAMESPACES, "host_uid": level.host_uid,
+            "landlock": landlock_rules(scratch, exposed) if level.landlock else None,
             "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
             "package": f"{inside}/{package}", "libraries": list(libraries), "framework": limits.framework,
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
-            "expose": _exposed(paths), "hidden": [str(p) for p in hidden], "fds": list(fds),
+            "expose": exposed, "hidden": [str(p) for p in hidden], "fds": list(fds),
             "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
+
+
+def clear_runner_uid(level: Isolation, limits: Limits) -> None:
+    """Where the runner's uid is a host uid, nothing of it may outlive the runner: kill every process of that
+    uid (a double-forked daemon left the runner's session), and without Landlock or namespaces, remove what
+    it left in the world-writable directories."""
+    if level.host_uid:
+        runs.clear_uid(limits.uid, files=level is Isolation.ROOT_FILE_MODES)
 
 
 def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
@@ -133,6 +159,10 @@ def start_runner(**how) -> "RunnerProcess | ForkedRunner":
     """A started runner (keyword arguments as RunnerProcess): forked by the forkserver unless
     Limits.launcher says "exec", or says "auto" and the forkserver cannot run here."""
     launcher = how["limits"].launcher
+    if how["level"].host_uid and not runs.holds_uid(how["limits"].uid):
+        # every process of that uid is killed with the runner: it must belong to this run alone
+        raise ValueError(f"isolation {how['level']} needs a runner uid leased by this process "
+                         f"(runs.lease_uids), got uid {how['limits'].uid}")
     if launcher != "exec":
         try:
             return ForkedRunner(**how)
@@ -153,7 +183,7 @@ class RunnerProcess:
 
     def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
                  covered: list[Path], libraries: tuple[str, ...] = ()):
-        self.level = level
+        self.level, self.limits = level, limits
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
@@ -166,6 +196,9 @@ class RunnerProcess:
             if level.user_namespace:
                 flags = ["--user", "--map-root-user", *flags]
             command = [shutil.which("unshare") or "unshare", *flags, "--fork", "--kill-child", *command]
+        if config["drop_uid_first"]:
+            command = [shutil.which("setpriv") or "setpriv", f"--reuid={limits.uid}", f"--regid={limits.gid}",
+                       "--clear-groups", *command]
         try:
             self.popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
                                           pass_fds=(req_r, rep_w), start_new_session=True,
@@ -203,6 +236,7 @@ class RunnerProcess:
             self.popen.wait(timeout=10)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"runner {leader} did not die after SIGKILL") from None
+        clear_runner_uid(self.level, self.limits)
         pipes.close_all([self.requests, self.replies])
 
 
@@ -213,7 +247,7 @@ class ForkedRunner:
 
     def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
                  covered: list[Path], libraries: tuple[str, ...] = ()):
-        self.level = level
+        self.level, self.limits = level, limits
         self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
         self._code: int | None = None
         self._gone = False  # the control socket closed without an exit report: the server died
@@ -289,5 +323,6 @@ class ForkedRunner:
             procs.kill_pidfds([self._pidfd])  # the supervisor outlived its runner, or the server died
         pipes.close_all([fd for fd in (self._pidfd, self._init_pidfd) if fd is not None])
         self._pidfd = self._init_pidfd = None
+        clear_runner_uid(self.level, self.limits)
         self._ctl.close()
         pipes.close_all([self.requests, self.replies])

@@ -3,7 +3,8 @@
 With a pid namespace one SIGKILL to its init is enough (the kernel kills and reaps the rest before the
 init's pidfd reports its exit). Without one, a runner's processes are those in its session or process
 group, plus every descendant: the runner is a child subreaper, so even a double-forked `setsid` daemon
-stays below it as long as the runner lives, which is why the runner is killed last.
+stays below it as long as the runner lives, which is why the runner is killed last. Where the runner runs as
+a uid of its own on the host (levels.Isolation.host_uid), every process of that uid is killed as well.
 """
 
 import os
@@ -125,3 +126,46 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _uid_and_state(pid: int) -> tuple[int, str] | None:
+    """The real uid and state letter of a process (its status file: /proc/PID itself belongs to root once a
+    process changed its uid), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        return int(fields["Uid"].split()[0]), fields["State"].split()[0]
+    except (OSError, KeyError, ValueError, IndexError):
+        return None
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes (not zombies) whose real uid is `uid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (info := _uid_and_state(int(entry))) and info[0] == uid and info[1] not in "ZX":
+            found.append(int(entry))
+    return found
+
+
+def kill_uid(uid: int, *, timeout_s: float = 10.0) -> None:
+    """SIGKILL every process of `uid` until none is left (a fork bomb's copies are hit as they appear; the
+    uid's RLIMIT_NPROC bounds how many there can be). Each is killed through a pidfd opened before its uid is
+    checked again, so a pid reused by another process is never hit."""
+    end = time.monotonic() + timeout_s
+    while pids := processes_of(uid):
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            try:
+                if (info := _uid_and_state(pid)) is not None and info[0] == uid:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+        if time.monotonic() > end:
+            raise RuntimeError(f"processes of runner uid {uid} survived SIGKILL for {timeout_s} s: {pids[:10]}")
+        time.sleep(0.002)

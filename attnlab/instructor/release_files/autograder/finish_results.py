@@ -1,6 +1,8 @@
-"""Put grade.py's Gradescope results.json in place, or a score-0 results.json saying why there is none.
+"""Put grade.py's Gradescope results.json in place; or, when grade.py was stopped before it wrote one, its
+partial results (written after each exercise: the exercises not reached score 0 and say why); or a score-0
+results.json saying why there is none.
 
-    python finish_results.py GRADE_RESULTS_JSON GRADE_LOG GRADE_EXIT_STATUS DESTINATION
+    python finish_results.py GRADE_RESULTS_JSON GRADE_LOG GRADE_EXIT_STATUS DESTINATION [PARTIAL_JSON]
 
 Standard library only: it must work even when the grader's dependencies do not import.
 """
@@ -30,14 +32,21 @@ def fallback(log: Path, status: str) -> dict:
             "tests": []}
 
 
-def main(argv: list) -> int:
-    results, log, status, destination = argv
+def load(path: str):
     try:
-        data = json.loads(Path(results).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8")) if path else None
     except (OSError, ValueError):
-        data = None
+        return None
+
+
+def main(argv: list) -> int:
+    results, log, status, destination = argv[:4]
+    partial = argv[4] if len(argv) > 4 else ""
+    data = load(results)
     if not valid(data):
-        data = fallback(Path(log), status)
+        data = load(partial)
+        if not valid(data) or not data.get("tests"):
+            data = fallback(Path(log), status)
     target = Path(destination)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,43 @@
+"""The Python sources of a directory of submissions, read as grade.py takes them in (its intake: package
+directories, .zip files, an LMS export; attnlab.grade.batch.intake) with the same checks on the upload,
+never imported.
+"""
+
+import tempfile
+from pathlib import Path
+
+from attnlab.core.i18n import Message
+from attnlab.core.spec import Course
+from attnlab.grade.batch.intake import discover
+from attnlab.grade.batch.submissions import BadSubmission, IntakeError, package_markers, prepare
+
+MAX_SOURCE_BYTES = 1 << 20  # a larger .py file is not a hand-written solution: left out
+
+
+def _python_files(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(root.rglob("*.py")) if p.is_file() and p.stat().st_size <= MAX_SOURCE_BYTES}
+
+
+def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, str]], dict[str, Message]]:
+    """Submission name (as in grade.py's results) -> {path in the package: text}, and name -> why it could
+    not be read."""
+    markers = package_markers(course)
+    found: dict[str, dict[str, str]] = {}
+    skipped: dict[str, Message] = {}
+    try:
+        submissions = discover([Path(directory)], markers=markers)
+        whole = len(submissions) == 1 and submissions[0].source == Path(directory).resolve()
+        if whole and not (Path(directory) / "__init__.py").is_file():
+            # one submission by intake's rules (packages beside zips): graded as `grade.py DIR/*`, entry by entry
+            entries = sorted(p for p in Path(directory).iterdir() if not p.name.startswith("."))
+            submissions = discover(entries, markers=markers) if len(entries) > 1 else submissions
+    except IntakeError as problem:
+        return found, {Path(directory).name: problem.message}
+    for submission in submissions:
+        with tempfile.TemporaryDirectory(prefix="attnlab-similarity-") as work:
+            try:
+                found[submission.name] = _python_files(prepare(submission, Path(work), markers))
+            except BadSubmission as problem:
+                skipped[submission.name] = problem.message
+    return found, skipped
