@@ -16,9 +16,11 @@ j ≤ keys − queries + i. Tiles entirely after a query tile's last position ar
 JAX arrays are immutable, so the running m, l and acc are rebound to new arrays at every tile (there is no
 in-place update to forget), and the tiles are plain Python loops over slices: each slice is its own small
 array, and the last tile of a loop may be smaller. (`jax.lax.dynamic_slice` would clamp that last tile's
-start and visit some keys twice.)
+start and visit some keys twice.) The update for one tile is a `jax.jit` function: JAX compiles once per
+tile shape, and one compiled step is much cheaper than compiling each of its operations on its own.
 """
 
+import functools
 import math
 
 import jax
@@ -86,16 +88,22 @@ def _attend_query_tile(q_tile: jax.Array, k: jax.Array, v: jax.Array, first_posi
     acc = jnp.zeros((*q_tile.shape[:-1], v.shape[-1]), dtype=q_tile.dtype)  # (..., bq, d_v)
     for k_start in range(0, min(last_key, k.shape[-2]), block_k):
         k_tile, v_tile = k[..., k_start:k_start + block_k, :], v[..., k_start:k_start + block_k, :]
-        s = q_tile @ jnp.swapaxes(k_tile, -2, -1) * scale  # (..., bq, bk): one tile of the scores
-        if is_causal:
-            s = _mask_future(s, first_position, k_start)
-        new_max = jnp.maximum(running_max, s.max(axis=-1, keepdims=True))  # finite: key 0 is in the first tile
-        p = jnp.exp(s - new_max)  # (..., bq, bk), masked scores give 0
-        rescale = jnp.exp(running_max - new_max)  # what the sum and acc were measured against has moved
-        running_sum = running_sum * rescale + p.sum(axis=-1, keepdims=True)
-        acc = acc * rescale + p @ v_tile
-        running_max = new_max
+        running_max, running_sum, acc = _online_step(q_tile, k_tile, v_tile, running_max, running_sum, acc,
+                                                     first_position, k_start, is_causal=is_causal, scale=scale)
     return acc / running_sum, (running_max + jnp.log(running_sum))[..., 0]
+
+
+@functools.partial(jax.jit, static_argnames=("is_causal", "scale"))
+def _online_step(q_tile, k_tile, v_tile, running_max, running_sum, acc, first_position, k_start, *, is_causal,
+                 scale):
+    """m, l and acc after one key tile (positions are traced: one compilation per tile shape)."""
+    s = q_tile @ jnp.swapaxes(k_tile, -2, -1) * scale  # (..., bq, bk): one tile of the scores
+    if is_causal:
+        s = _mask_future(s, first_position, k_start)
+    new_max = jnp.maximum(running_max, s.max(axis=-1, keepdims=True))  # finite: key 0 is in the first tile
+    p = jnp.exp(s - new_max)  # (..., bq, bk), masked scores give 0
+    rescale = jnp.exp(running_max - new_max)  # what the sum and acc were measured against has moved
+    return new_max, running_sum * rescale + p.sum(axis=-1, keepdims=True), acc * rescale + p @ v_tile
 
 
 def _mask_future(s: jax.Array, first_position: int, k_start: int) -> jax.Array:

@@ -18,9 +18,11 @@ j ≤ keys − queries + i. Tiles entirely after a query tile's last position ar
 JAX arrays are immutable, so the running m, l and acc are rebound to new arrays at every tile (there is no
 in-place update to forget), and the tiles are plain Python loops over slices: each slice is its own small
 array, and the last tile of a loop may be smaller. (`jax.lax.dynamic_slice` would clamp that last tile's
-start and visit some keys twice.)
+start and visit some keys twice.) The update for one tile is a `jax.jit` function: JAX compiles once per
+tile shape, and one compiled step is much cheaper than compiling each of its operations on its own.
 """
 
+import functools
 import math
 
 import jax
