@@ -36,6 +36,9 @@ class Adapter:
     imports: tuple[str, ...] = ()  # what student code may import for this framework (with the course's libraries)
     unsupported: frozenset = frozenset()  # torch dtypes the framework lacks: such cases are not applicable
     devices: tuple[str, ...] = ("cpu",)  # device types its arrays can live on (grade.py --device)
+    # grade.py's default address-space cap per runner (--memory), MB: what importing the framework and torch and
+    # running one submission's exercises needs, with room (docs: README "Frameworks")
+    memory_mb: int = 4096
 
     def available(self) -> bool:
         try:

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from attnlab.core import paths, shutdown
+from attnlab.core import frameworks, paths, shutdown
 from attnlab.core.frameworks import check_usable
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.limits import EXERCISE_CPU_S
@@ -56,7 +56,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--budget", type=float, default=None,
                         help="wall-clock seconds for the whole run: no exercise starts after it (those left "
                              "score 0 and say so)")
-    parser.add_argument("--memory", type=int, default=4096, help="address-space cap per runner, MB")
+    parser.add_argument("--memory", type=int, default=None,
+                        help="address-space cap per runner, MB (default: the framework's, 4096 for torch)")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
     parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
@@ -138,8 +139,8 @@ def setup(opts: argparse.Namespace) -> tuple:
         if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
             raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
         mine = [s for s in submissions if shard_of(s.name, count) == index]
-    limits = Limits(memory_mb=opts.memory, launcher=opts.launcher, isolation=opts.isolation,
-                    framework=course.framework)
+    memory = opts.memory if opts.memory is not None else frameworks.adapter(course.framework).memory_mb
+    limits = Limits(memory_mb=memory, launcher=opts.launcher, isolation=opts.isolation, framework=course.framework)
     timeout = opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT_S
     if opts.budget is not None and opts.timeout is None:
         coded = sum(not isinstance(e, QuizSpec) for e in course.exercises)

@@ -86,9 +86,12 @@ def rlimits(limits: Limits) -> dict[str, int]:
 
 
 def runner_env(home: str) -> dict[str, str]:
-    """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner."""
+    """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner. One
+    thread per pool (XLA's CPU pools read PJRT_NPROC); JAX writes no compilation cache a later runner could
+    load (attnlab.core.frameworks.for_jax)."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PJRT_NPROC": "1",
+            "JAX_COMPILATION_CACHE_DIR": ""}
 
 
 def _import_paths() -> list[str]:

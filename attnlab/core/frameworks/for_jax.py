@@ -1,0 +1,194 @@
+"""JAX: arguments arrive as `jax.Array`s on the CPU device with the case's values and dtype (bfloat16 as
+jnp.bfloat16; a transposed or strided input arrives contiguous, since JAX arrays have no strides); a
+`generator` arrives as a typed PRNG key, `jax.random.key(seed)` (the same seed each time it is drawn, so a
+law can repeat a call). Gradients come from `jax.vjp`; forbidden shortcuts (jax.nn.softmax, ...) are caught
+by swapping (swap.py), so `jax.jit(jax.nn.softmax)` and `from jax.nn import softmax` are caught too.
+
+Precision: JAX computes in 32 bits unless `jax_enable_x64` is on, and then `jnp.ones`, `jnp.arange` and
+`jax.random.uniform` default to 64 bits. A call whose arguments include a float64 tensor runs with x64 on
+(`jax.enable_x64(True)`, for that call only), so its arrays and the defaults are 64-bit, as they are in a
+float64 course; every other call runs in JAX's default 32-bit mode, so idiomatic float32 code (`jnp.ones`
+without a dtype) stays float32, and integer inputs (token positions) arrive as int32.
+
+Arrays are immutable: a call cannot change its inputs, so nothing is snapshot. Returning an input array
+itself is still reported as an alias, as in every framework: the specs ask for a new array.
+Compiling is JAX's cost: every operation is compiled once per shape and dtype in each process, about 200
+CPU seconds for both assignments' checks against 7 for torch (benchmarks/README.md). Checks run on a
+student's machine (pytest, attnlab, check()) therefore keep JAX's persistent compilation cache in
+~/.cache/attnlab/jax (XDG_CACHE_HOME) unless one is configured: later runs load what earlier ones compiled.
+A grading runner never writes one (its environment sets JAX_COMPILATION_CACHE_DIR=""), so no submission
+leaves compiled code behind for the next. XLA has no thread-count flag; its CPU pools size themselves from
+PJRT_NPROC (the runner's environment sets 1, attnlab.grade.sandbox.launch) or else the CPUs it may run on.
+"""
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
+from attnlab.core.frameworks.swap import SwapGuard
+from attnlab.core.i18n import Message
+from attnlab.core.outcomes import SubmissionError
+from attnlab.core.outputs import Output, convert_output, join, parts
+
+SEED_MODULUS = 2**32  # jax.random.key keeps 32 bits of a seed in 32-bit mode: the same key in both modes
+
+
+class JaxAdapter(Adapter):
+    name = "jax"
+    module = "jax"
+    array_type = "jax.Array"
+    generator_kind = "jax.random.key(seed) (a typed PRNG key)"
+    prefixes = ("jax.", "jaxlib.")
+    imports = ("jax", "numpy")
+    devices = ("cpu",)
+    # XLA keeps every executable it compiled (one per operation and shape) for the runner's life, and LLVM
+    # crashes (SIGSEGV) when it cannot map memory for the next: the modern assignment's reference, graded in
+    # one runner, reached the 4096 MB cap at sliding_window_attention's sixth case
+    memory_mb = 8192
+
+    def __init__(self):
+        self._guard = SwapGuard(("jax", "jaxlib"))
+        self._call = threading.local()  # whether the call being made runs with x64 (to_framework -> guard)
+
+    def warm(self) -> None:
+        import jax.numpy  # noqa: F401 -- import only: an operation before the fork deadlocks the runner's first
+
+    def prepare(self) -> None:
+        import jax
+
+        # operations finish before they return, so an error surfaces inside the student's call (where it is
+        # reported as theirs), and the call's CPU time is its own
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+        if jax.config.jax_compilation_cache_dir is None:  # nobody chose one (the runner's environment sets "")
+            jax.config.update("jax_compilation_cache_dir", str(compilation_cache_dir()))
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)  # each op compiles in < 1 s
+
+    @contextmanager
+    def precision(self, x64: bool) -> Iterator[None]:
+        import jax
+
+        with jax.enable_x64(x64):
+            yield
+
+    # -- conversion -------------------------------------------------------------------------------
+    def to_framework(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        self._call.x64 = any(isinstance(v, torch.Tensor) and v.dtype == torch.float64 for v in kwargs.values())
+        with self.precision(self._call.x64):
+            return super().to_framework(kwargs)
+
+    def array(self, tensor: torch.Tensor) -> Any:
+        import jax
+
+        return jax.device_put(tensor_to_numpy(tensor), jax.devices("cpu")[0])
+
+    def generator(self, seed: int) -> Any:
+        import jax
+
+        return jax.random.key(seed % SEED_MODULUS)
+
+    def to_torch(self, value: Any, function: str) -> Output:
+        return convert_output(value, function, is_array=self.is_array, convert=self.tensor_of,
+                              expected=self.array_type)
+
+    def is_array(self, value: Any) -> bool:
+        """A concrete jax.Array of numbers: not a tracer leaked out of a transformation, not a PRNG key."""
+        import jax
+
+        return (isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer)
+                and not jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key))
+
+    def numpy_of(self, value: Any) -> np.ndarray:
+        return np.asarray(value)
+
+    def tensor_of(self, value: Any) -> torch.Tensor:
+        return numpy_to_tensor(np.asarray(value))
+
+    # -- what a call did to its inputs: nothing, arrays are immutable ------------------------------
+    def snapshot(self, converted: dict[str, Any]) -> dict[str, bytes]:
+        return {}
+
+    def changed(self, converted: dict[str, Any], before: dict[str, bytes]) -> list[str]:
+        return []
+
+    # -- forbidden calls and gradients --------------------------------------------------------------
+    @contextmanager
+    def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True) -> Iterator[list[str]]:
+        """The call's precision (see the module docstring) and the forbidden-call guard."""
+        with self.precision(getattr(self._call, "x64", False)), \
+                self._guard.guard(exercise, tuple(n for n in names if self.owns(n))) as hits:
+            yield hits
+
+    def vjp(self, fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
+            forbidden_calls: tuple[str, ...], wrt: tuple[str, ...], cotangent: Output):
+        """Output and gradients of <output, cotangent> with respect to `wrt`, by jax.vjp: the student's code
+        runs once, traced, under the guard. An output that does not depend on the arguments through JAX
+        (jax.lax.stop_gradient, a NumPy round trip) is not differentiable."""
+        from attnlab.core.impl import invoke
+
+        converted = self.to_framework(kwargs)
+        single = isinstance(cotangent, torch.Tensor)
+        with self.precision(self._call.x64):
+            cotangents = [self.array(c) for c in parts(cotangent)]
+        forward = _traced(fn, converted, wrt, function, self)
+        raw, pullback = invoke(lambda: _vjp(forward, [converted[n] for n in wrt]), exercise=exercise, kwargs={},
+                               forbidden_calls=forbidden_calls, framework=self.name)
+        outputs = parts(self.to_torch(raw, function))
+        if len(outputs) != len(cotangents) or any(o.shape != c.shape for o, c in zip(outputs, cotangents)):
+            raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in outputs],
+                                  expected=[tuple(c.shape) for c in cotangents])
+        grads = self._pull(pullback, raw, cotangents, exercise)
+        return join(list(outputs), single), {name: self.tensor_of(g) for name, g in zip(wrt, grads)}
+
+    def _pull(self, pullback: Callable, raw: Any, cotangents: list, exercise: str) -> tuple:
+        from attnlab.core.impl import describe_exception
+
+        several = isinstance(raw, (tuple, list))
+        try:
+            with self.precision(self._call.x64):  # the cotangent in each output's dtype, as jax.vjp requires
+                matching = [c.astype(o.dtype) for c, o in zip(cotangents, raw if several else [raw])]
+                return pullback(type(raw)(matching) if several else matching[0])
+        except Exception as exc:
+            raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
+
+
+def compilation_cache_dir() -> Path:
+    """Where JAX keeps what it compiled for checks run on this machine, across runs (pytest, attnlab, check())."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnlab" / "jax"
+
+
+def _vjp(forward: Callable, primals: list) -> tuple[Any, Callable]:
+    import jax
+
+    return jax.vjp(forward, *primals)
+
+
+def _traced(fn: Callable, converted: dict[str, Any], wrt: tuple[str, ...], function: str,
+            adapter: JaxAdapter) -> Callable:
+    """fn as a function of the `wrt` arguments alone, checking what it returns while it is traced."""
+    import jax
+
+    def forward(*leaves):
+        try:
+            raw = fn(**{**converted, **dict(zip(wrt, leaves))})
+        except jax.errors.TracerArrayConversionError:  # np.asarray on an argument: the same cut as below
+            raise SubmissionError("not_differentiable", function=function).with_hint(
+                Message("hint_jax_gradient")) from None
+        values = raw if isinstance(raw, (tuple, list)) else (raw,)
+        if not all(isinstance(v, jax.Array) for v in values) or not values:
+            convert_output(raw, function, is_array=adapter.is_array, convert=lambda v: v,
+                           expected=adapter.array_type)  # raises: what was returned, what was expected
+        if not any(isinstance(v, jax.core.Tracer) for v in values):
+            raise SubmissionError("not_differentiable", function=function).with_hint(Message("hint_jax_gradient"))
+        return raw
+
+    return forward
+
+
+ADAPTER = JaxAdapter()

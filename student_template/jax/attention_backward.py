@@ -1,0 +1,55 @@
+# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
+# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+"""The backward pass of attention in JAX, by hand: the gradients of softmax(Q Kᵀ / √d_k) V with respect to
+Q, K and V, given the gradient dO of the output (FlashAttention-2's backward, without the tiles). This is
+what `jax.vjp` of the forward pass would return; the exercise is to derive it, so JAX's autodiff
+(jax.grad, jax.vjp, jax.value_and_grad, jax.jacrev, jax.jacfwd, jax.jvp) is forbidden.
+
+Forward:  S = Q Kᵀ / √d_k,  P = softmax(S) row by row,  O = P V.
+Backward, from the last step to the first:
+    dV = Pᵀ dO                       O = P V is linear in V
+    dP = dO Vᵀ                       ... and in P
+    dS = P ∘ (dP − D),  D = rowsum(dO ∘ O) = rowsum(P ∘ dP)
+                                     the softmax's Jacobian diag(p) − p pᵀ applied to each row of dP
+    dQ = dS K / √d_k,  dK = dSᵀ Q / √d_k
+                                     S = Q Kᵀ / √d_k is linear in Q and in K
+Masked scores have P = 0, so their dS is 0 and the mask needs no gradient rule of its own. With is_causal
+the queries are the last positions of the keys' sequence, as in run_flash_attention. Pᵀ of a batch of
+matrices swaps the last two axes only: `jnp.swapaxes(P, -2, -1)`, not `P.T` (which reverses every axis).
+"""
+
+import math
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import Float
+
+
+def run_attention_backward(
+    Q: Float[jax.Array, "... queries d_k"],
+    K: Float[jax.Array, "... keys d_k"],
+    V: Float[jax.Array, "... keys d_v"],
+    dO: Float[jax.Array, "... queries d_v"],
+    is_causal: bool = False,
+) -> tuple[Float[jax.Array, "... queries d_k"], Float[jax.Array, "... keys d_k"], Float[jax.Array, "... keys d_v"]]:
+    """dQ, dK, dV of O = softmax(Q Kᵀ / √d_k) V for the output gradient dO, computed without JAX's autodiff.
+
+    Args:
+        Q: queries, jax.Array of shape (..., queries, d_k).
+        K: keys, jax.Array of shape (..., keys, d_k).
+        V: values, jax.Array of shape (..., keys, d_v); d_v may differ from d_k.
+        dO: gradient of the loss with respect to the output O, jax.Array of shape (..., queries, d_v).
+        is_causal: if True, query i attends only to keys j ≤ keys − queries + i (the queries are the last
+            positions; with as many queries as keys, j ≤ i). Needs keys ≥ queries.
+
+    Returns:
+        dQ (..., queries, d_k), dK (..., keys, d_k), dV (..., keys, d_v): jax.Arrays with the dtype of Q, K
+        and V respectively. Everything is computed in at least float32 (jnp.bfloat16 inputs: float32
+        inside, as FlashAttention's backward does), then cast back.
+
+    中文：手写注意力的反向传播（禁止使用 jax.grad、jax.vjp 等自动微分）：dV = Pᵀ dO，dP = dO Vᵀ，
+    dS = P ∘ (dP − rowsum(dO ∘ O))，dQ = dS K / √d_k，dK = dSᵀ Q / √d_k。
+    """
+    raise NotImplementedError("exercise attention_backward: implement run_attention_backward")
+
+

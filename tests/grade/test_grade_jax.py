@@ -1,0 +1,122 @@
+"""Grading JAX submissions in the sandbox: a runner forked from a server that imported JAX (and ran nothing)
+computes on one thread, and grade.py --framework jax gives the JAX reference full marks on every coded
+exercise and the untouched JAX template none, at the isolation level torch submissions get."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from attnlab.core import frameworks, paths
+from attnlab.core.spec import ExerciseSpec
+from attnlab.core.spec_load import load_course
+from attnlab.grade.sandbox.launch import Limits
+
+pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
+              pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
+
+ASSIGNMENTS = ("attention", "modern")
+QUIZZES = ("quiz.yaml", "modern_quiz.yaml")  # the answer files of both assignments
+# what the runner's XLA does while it multiplies: threads that computed, the CPUs it may use, PJRT_NPROC
+THREADS_PROBE = """
+import os
+
+import jax.numpy as jnp
+
+
+def _ticks():
+    found = {}
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        found[task] = int(fields[11]) + int(fields[12])  # utime + stime of the thread
+    return found
+
+
+def run_threads(x):
+    a = jnp.ones((1024, 1024), dtype=jnp.float32) + x.sum()
+    (a @ a).block_until_ready()  # compiled: what follows is computing only (about a second of it)
+    before = _ticks()
+    for _ in range(24):
+        a = jnp.tanh(a @ a / 1024)
+    a.block_until_ready()
+    after = _ticks()
+    spent = [after[t] - before.get(t, 0) for t in after]
+    busy = sum(s > max(spent) / 5 for s in spent)  # the runner's other threads only ever wake up briefly
+    return jnp.array([busy, len(os.sched_getaffinity(0)), float(os.environ.get("PJRT_NPROC", "-1"))])
+"""
+
+
+def test_a_forked_runner_computes_jax_on_one_thread(make_submission, remote):
+    package, _ = make_submission({"probe.py": THREADS_PROBE})
+    limits = Limits(timeout_s=60.0, import_timeout_s=30.0, memory_mb=4096, framework="jax", launcher="forkserver")
+    impl = remote(package, limits)
+    [got] = impl.call_many(exercise="probe", module="probe", function="run_threads",
+                           calls=[{"x": torch.zeros(1)}], forbidden_calls=())
+    assert not isinstance(got, Exception), got
+    busy, cpus, nproc = got.output.tolist()
+    assert nproc == 1 and busy == 1, f"{busy:g} threads computed, on {cpus:g} allowed CPUs"
+
+
+def grade(*args, timeout):
+    return subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, cwd=paths.ROOT)
+
+
+def submission(work: Path, name: str, package: Path) -> Path:
+    """A copy of `package` (the JAX reference and template are both named jax) with the answers to both
+    quizzes a student would hand in: the reference's for the reference, the template's for the template."""
+    target = work / name
+    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__"))
+    answers = paths.REFERENCE_DIR if package == paths.reference_dir("jax") else paths.TEMPLATE_DIR
+    for quiz in QUIZZES:
+        shutil.copy2(answers / quiz, target / quiz)
+    return target
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The JAX reference graded by grade.py in each assignment, the JAX template in the first, runners forked
+    two at a time; and the torch template, for its isolation level."""
+    work = tmp_path_factory.mktemp("jax")
+    reference = submission(work, "jax_reference", paths.reference_dir("jax"))
+    template = submission(work, "jax_template", paths.template_dir("jax"))
+    procs = {assignment: grade(reference, *([template] if assignment == "attention" else []), "--framework", "jax",
+                               "--assignment", assignment, "--out", work / assignment, "--seed", "5", "--jobs", "2",
+                               timeout=900)
+             for assignment in ASSIGNMENTS}
+    torch_proc = grade(paths.template_dir(), "--out", work / "torch", "--seed", "5", "--jobs", "1", timeout=600)
+    results = {(assignment, path.stem): json.loads(path.read_text())
+               for assignment in ASSIGNMENTS for path in (work / assignment).glob("jax_*.json")}
+    return procs, torch_proc, results
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
+    procs, _, results = graded
+    assert procs[assignment].returncode == 0, procs[assignment].stderr[-3000:]
+    data = results[assignment, "jax_reference"]
+    assert data["framework"] == "jax" and data["assignment"] == assignment
+    assert data["score"] == data["max_score"] == load_course(paths.SPEC_DIR, assignment, "jax").total_points
+    coded = {e.id for e in load_course(paths.SPEC_DIR, assignment, "jax").exercises if isinstance(e, ExerciseSpec)}
+    graded_here = {e["id"]: e for e in data["exercises"]}
+    assert coded <= graded_here.keys()
+    # every check of every coded exercise applies in JAX: none is shown as not applicable
+    wrong = {k: e["feedback"] for k, e in graded_here.items() if e["status"] != "passed" or "not applicable" in
+             e["feedback"]}
+    assert not wrong, wrong
+
+
+def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
+    procs, torch_proc, results = graded
+    proc, data = procs["attention"], results["attention", "jax_template"]
+    assert data["framework"] == "jax" and data["score"] == 0
+    assert all(e["status"] == "not_implemented" for e in data["exercises"] if e["function"]), data["exercises"]
+    # the level's name: the rest of the line names the runners' uids, one per job
+    level, torch_level = (re.search(r"isolation: (\S+)", p.stdout + p.stderr) for p in (proc, torch_proc))
+    assert level and torch_level and level.group(1) == torch_level.group(1)
