@@ -10,6 +10,14 @@ WALL_FACTOR = 3.0
 WALL_EXTRA_S = 10.0
 
 
+def exercise_cpu_s(framework: str = "torch") -> float:
+    """The CPU seconds an exercise may take in `framework`: EXERCISE_CPU_S times what the framework itself
+    costs per operation (its adapter's cpu_factor: JAX compiles every operation for every shape it meets)."""
+    from attnlab.core import frameworks  # the adapters import the core modules this one serves
+
+    return EXERCISE_CPU_S * frameworks.adapter(framework).cpu_factor
+
+
 def backstop(cpu_s: float) -> float:
     """Wall-clock seconds after which code that has not used up its CPU budget is stopped anyway."""
     return cpu_s * WALL_FACTOR + WALL_EXTRA_S

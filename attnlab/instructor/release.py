@@ -259,7 +259,8 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
               "framework": course.framework, "array_type": adapter.array_type,
               "generator_kind": adapter.generator_kind, "imports": adapter.imports,
               "lacks": sorted(str(d).removeprefix("torch.") for d in adapter.unsupported),
-              "coded_points": sum(e.points for e in course.coded), "time_limit": f"{limits.EXERCISE_CPU_S:g}"}
+              "coded_points": sum(e.points for e in course.coded),
+              "time_limit": f"{limits.exercise_cpu_s(course.framework):g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
         text = env.get_template(f"handout/{template}").render(**values)

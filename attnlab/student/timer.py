@@ -98,5 +98,5 @@ class TimedImpl:
 
 
 def time_limited(impl, exercise: str) -> TimedImpl:
-    """`impl` with the exercise's time limit, read from attnlab.core.limits when called."""
-    return TimedImpl(impl, ExerciseClock(exercise, limits.EXERCISE_CPU_S))
+    """`impl` with the exercise's time limit in its framework, read from attnlab.core.limits when called."""
+    return TimedImpl(impl, ExerciseClock(exercise, limits.exercise_cpu_s(getattr(impl, "framework", "torch"))))

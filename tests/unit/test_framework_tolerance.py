@@ -52,3 +52,12 @@ def test_a_wrong_framework_tolerance_names_file_and_key(spec_dir, change, fragme
         load_course(spec_dir)
     for fragment in ("self_attention.yaml", *fragments):
         assert fragment in str(info.value), str(info.value)
+
+
+def test_a_framework_with_more_overhead_per_operation_gets_a_longer_cpu_limit():
+    """grade.py's default --timeout and the student's timer: torch's 60 CPU s, times the adapter's factor."""
+    from attnlab.core import frameworks, limits
+
+    assert limits.exercise_cpu_s("torch") == limits.exercise_cpu_s("numpy") == limits.EXERCISE_CPU_S
+    assert limits.exercise_cpu_s("jax") == 2 * limits.EXERCISE_CPU_S == limits.exercise_cpu_s("mindspore")
+    assert frameworks.adapter("jax").memory_mb == 8192 and frameworks.adapter("torch").memory_mb == 4096

@@ -39,6 +39,9 @@ class Adapter:
     # grade.py's default address-space cap per runner (--memory), MB: what importing the framework and torch and
     # running one submission's exercises needs, with room (docs: README "Frameworks")
     memory_mb: int = 4096
+    # the per-exercise CPU limit as a multiple of torch's (attnlab.core.limits.exercise_cpu_s): what the framework
+    # spends per operation beyond the arithmetic, so correct code is not timed out for the framework's overhead
+    cpu_factor: float = 1.0
 
     def available(self) -> bool:
         try:

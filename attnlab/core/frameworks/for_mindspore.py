@@ -38,6 +38,9 @@ class MindsporeAdapter(Adapter):
     imports = ("mindspore", "numpy")
     unsupported = frozenset({torch.bfloat16})  # no CPU kernel takes bfloat16 (exp, matmul, ...)
     devices = ("cpu",)
+    # PyNative's cost per operation: the flash reference took 29-36 of torch's 60 CPU s in process, most of
+    # it in the block-size law's 1 x 1 tiles; a correct but less frugal solution must not run out
+    cpu_factor = 2.0
 
     def __init__(self):
         self._guard = SwapGuard(("mindspore",))

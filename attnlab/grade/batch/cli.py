@@ -20,7 +20,7 @@ from pathlib import Path
 from attnlab.core import frameworks, paths, shutdown
 from attnlab.core.frameworks import check_usable
 from attnlab.core.i18n import default_lang, t
-from attnlab.core.limits import EXERCISE_CPU_S
+from attnlab.core.limits import EXERCISE_CPU_S, exercise_cpu_s
 from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
 from attnlab.grade.batch import outputs
@@ -97,11 +97,11 @@ def check_isolation(limits: Limits, allow_unsandboxed: bool, lang: str = "en") -
     return level
 
 
-def budget_timeout(budget_s: float, exercises: int, limits: Limits) -> float:
+def budget_timeout(budget_s: float, exercises: int, limits: Limits, cap: float = DEFAULT_TIMEOUT_S) -> float:
     """The per-exercise CPU limit with which every exercise could run out its whole wall-clock backstop
     (Limits.backstop) and the run still end within `budget_s` (at most the default, at least 1 s)."""
     per_exercise = (budget_s - min(RESERVE_S, budget_s / 4)) / max(exercises, 1)
-    return min(DEFAULT_TIMEOUT_S, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
+    return min(cap, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
 
 
 def run_seed(out_dir: Path, requested: int | None) -> int:
@@ -141,10 +141,11 @@ def setup(opts: argparse.Namespace) -> tuple:
         mine = [s for s in submissions if shard_of(s.name, count) == index]
     memory = opts.memory if opts.memory is not None else frameworks.adapter(course.framework).memory_mb
     limits = Limits(memory_mb=memory, launcher=opts.launcher, isolation=opts.isolation, framework=course.framework)
-    timeout = opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT_S
+    default = exercise_cpu_s(course.framework)
+    timeout = opts.timeout if opts.timeout is not None else default
     if opts.budget is not None and opts.timeout is None:
         coded = sum(not isinstance(e, QuizSpec) for e in course.exercises)
-        timeout = budget_timeout(opts.budget, coded, limits)
+        timeout = budget_timeout(opts.budget, coded, limits, cap=default)
     limits = dataclasses.replace(limits, timeout_s=timeout)
     if opts.jobs < 1:
         raise ValueError("--jobs must be at least 1")
