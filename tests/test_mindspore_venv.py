@@ -35,4 +35,7 @@ def test_the_mindspore_tests_pass_in_venv_mindspore():
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     passed = re.search(r"(\d+) passed", summary)
     assert passed and int(passed.group(1)) >= 100, summary
-    assert "skipped" not in summary, proc.stdout[-4000:]  # MindSpore is there: nothing may skip for want of it
+    # MindSpore is there: nothing may skip for want of it. JAX is not (it needs NumPy 2): a JAX test module
+    # skipped at collection is reported even though -k deselects everything in it
+    skips = re.findall(r"^SKIPPED \[\d+\] (.*)$", proc.stdout, re.MULTILINE)
+    assert all("could not import 'jax'" in reason for reason in skips), proc.stdout[-4000:]
