@@ -47,8 +47,9 @@ def cases(framework_names=OTHERS):
         if not paths.reference_dir(framework).is_dir():
             continue
         found += [pytest.param(framework, e, id=f"{framework}-{e.id}",
-                               marks=pytest.mark.skipif(not frameworks.adapter(framework).available(),
-                                                        reason=f"{framework} is not installed here"))
+                               marks=[pytest.mark.skipif(not frameworks.adapter(framework).available(),
+                                                         reason=f"{framework} is not installed here"),
+                                      *([pytest.mark.slow] if framework == "jax" else [])])
                   for e in written(framework)]
     return found
 

@@ -28,8 +28,14 @@ MIN_BUGS, MIN_BUGS_PER_EXERCISE, MIN_ALTS = 50, 4, 15
 
 def params(mutants: list[Mutant], *, pending: bool = True) -> list:
     """One param per mutant; with `pending`, PENDING entries are strict xfails (the gap is what fails)."""
-    return [pytest.param(m, id=m.name, marks=[pytest.mark.xfail(strict=True, reason=m.pending)]
-                         if pending and m.pending else []) for m in mutants]
+    return [pytest.param(m, id=m.name, marks=([pytest.mark.xfail(strict=True, reason=m.pending)]
+                                              if pending and m.pending else []) + slow_for(m.framework))
+            for m in mutants]
+
+
+def slow_for(framework: str) -> list:
+    """JAX compiles every operation per shape: its checks are left out of the fast tier (pyproject: slow)."""
+    return [pytest.mark.slow] if framework == "jax" else []
 
 
 @cache
