@@ -13,13 +13,13 @@ import torch
 
 from attnlab.core import devices, fixtures, inputs
 from attnlab.core.compare import compare, excess, tolerance_for
-from attnlab.core.diagnose import diagnose
+from attnlab.core.diagnose import diagnose, run_misconception
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function, vjp_call
 from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure
 from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
-from attnlab.core.spec import CaseSpec, ExerciseSpec, PropertySpec
+from attnlab.core.spec import CaseSpec, ExerciseSpec, Misconception, PropertySpec
 from attnlab.core.status import Status
 from attnlab.core.typecheck import check_call
 
@@ -122,6 +122,14 @@ class Context:
         path = fixtures.fixture_path(self.fixtures_dir, self.exercise, case)
         return fixtures.stored_misconceptions(path, self.exercise) if path.exists() else {}
 
+    def misconception_output(self, case: CaseSpec, misconception: Misconception) -> Output | None:
+        """The misconception's output on the case's own inputs (not the submission's copy, which it may
+        have changed in place), computed once per process: a case's inputs are fixed by the spec, the
+        fixtures and the seed, and every failing submission is compared with the same outputs."""
+        key = ("misconception", repr(case), str(self.fixtures_dir), misconception.id)
+        return self.memo(key, lambda: run_misconception(self.exercise, misconception, self.case_data(case)[0]),
+                         always=True)
+
     def case_data(self, case: CaseSpec) -> tuple[dict[str, Any], torch.Tensor | None]:
         """Inputs and float64 expected output: the saved fixture, or fresh draws scored by the reference."""
         if self.fresh_seed is None and self.fixtures_dir is not None:
@@ -155,11 +163,12 @@ class Context:
             return gradients_of(self.reference_function(), self.exercise, args, wrt)
         return self.memo(("gradient", case_name, wrt), compute)
 
-    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+    def memo(self, key: tuple, compute: Callable[[], Any], *, always: bool = False) -> Any:
         """compute() once per grading run (fresh seed) and exercise, shared by every submission graded in
         this process: fresh inputs and what the reference makes of them depend on the seed alone.
-        Callers must not modify what it returns (copy first). Without a fresh seed: computed every time."""
-        if self.fresh_seed is None:
+        Callers must not modify what it returns (copy first). Without a fresh seed: computed every time,
+        unless `always` (the key names everything the result depends on)."""
+        if self.fresh_seed is None and not always:
             return compute()
         full = (id(self.reference), self.exercise.path, self.exercise.id, self.fresh_seed, *key)
         with _MEMO_LOCK:
@@ -263,7 +272,8 @@ def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: O
     worst = outputs_excess(ctx.exercise, got, expected)
     if mismatch is None:
         return CheckResult(case.name, True, Status.PASSED, trivial=constant(expected), excess=worst)
-    found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case))
+    found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case),
+                     live=lambda misconception: ctx.misconception_output(case, misconception))
     text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
     return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "", excess=worst)
 

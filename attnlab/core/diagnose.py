@@ -5,6 +5,7 @@ reference/misconceptions/<exercise>.py under the same id and take the run_* func
 """
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -42,12 +43,16 @@ def same_output(exercise: ExerciseSpec, got: Output, candidate: Output) -> bool:
 
 
 def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *,
-             stored: dict[str, Output] | None = None) -> Misconception | None:
+             stored: dict[str, Output] | None = None,
+             live: Callable[[Misconception], Output | None] | None = None) -> Misconception | None:
     """The first misconception whose output equals `got` (within tolerance) on these inputs: computed
-    live when the reference package is here, else read from the fixture (`stored`)."""
+    live when the reference package is here (by `live` where given, else on `args`), else read from the
+    fixture (`stored`)."""
     for misconception in exercise.misconceptions:
         if stored is not None:
             candidate = stored.get(misconception.id)
+        elif live is not None:
+            candidate = live(misconception)
         else:
             candidate = run_misconception(exercise, misconception, args)
         if candidate is not None and same_output(exercise, got, candidate):
