@@ -29,13 +29,16 @@ MIN_BUGS, MIN_BUGS_PER_EXERCISE, MIN_ALTS = 50, 4, 15
 def params(mutants: list[Mutant], *, pending: bool = True) -> list:
     """One param per mutant; with `pending`, PENDING entries are strict xfails (the gap is what fails)."""
     return [pytest.param(m, id=m.name, marks=([pytest.mark.xfail(strict=True, reason=m.pending)]
-                                              if pending and m.pending else []) + slow_for(m.framework))
+                                              if pending and m.pending else []) + slow_for(m))
             for m in mutants]
 
 
-def slow_for(framework: str) -> list:
-    """JAX compiles every operation per shape: its checks are left out of the fast tier (pyproject: slow)."""
-    return [pytest.mark.slow] if framework == "jax" else []
+def slow_for(mutant: Mutant) -> list:
+    """Left out of the fast tier (pyproject: slow), run by the full suite: JAX's checks, which compile every
+    operation per shape, and the entries of an exercise with a memory-budgeted case, whose long call is
+    about half a second of arithmetic per entry (flash_attention's 12288 tokens: 151M scores, in tiles)."""
+    budgeted = any(case.max_tensor_mb is not None for case in COURSE.find(mutant.exercise).cases)
+    return [pytest.mark.slow] if mutant.framework == "jax" or budgeted else []
 
 
 @cache
@@ -121,7 +124,7 @@ def test_cli_reports_and_exits_zero(capsys):
 def test_quality_report_gives_the_margins(capsys):
     """`mutants ID`: the bug closest to passing is still well outside the tolerance, and the correct code
     closest to failing is inside it."""
-    assert main(["softmax"]) == 0
+    assert main(["softmax", "--framework", "torch"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("softmax margins: "))
     bug = float(line.split("closest bug ")[1].split("x")[0])
     alt = float(line.split("closest correct code ")[1].split("x")[0])
