@@ -24,7 +24,7 @@ from attnlab.core.status import Status
 from attnlab.core.typecheck import check_call
 
 _MEMO: dict[tuple, Any] = {}  # Context.memo: per process, keyed by reference, exercise, seed and key
-_MEMO_LOCK = threading.Lock()
+_MEMO_LOCK = threading.RLock()  # re-entered: a memoised value may be computed from another (a case's inputs)
 
 
 @dataclass
