@@ -12,7 +12,6 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-import sysconfig
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any, Protocol
 import torch
 
 from attnlab.core import frameworks, imports
+from attnlab.core.frames import is_student_frame
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
@@ -109,14 +109,6 @@ def find_function(package: ModuleType, module: str, function: str) -> Callable:
     return fn
 
 
-_LIBRARY_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
-_HARNESS_DIR = str(Path(__file__).resolve().parents[1])
-
-
-def _is_student_frame(filename: str) -> bool:
-    return not filename.startswith(_LIBRARY_DIRS + (_HARNESS_DIR, "<"))
-
-
 def _student_file(filename: str, root: Path | None) -> str:
     """The file as the student knows it: relative to their package (`root`), never where it was copied to."""
     path = Path(filename)
@@ -127,7 +119,7 @@ def _student_file(filename: str, root: Path | None) -> str:
 
 def describe_exception(exc: BaseException, *, root: Path | None = None) -> Message:
     """Type, message and the innermost frame in the student's code (file:line, relative to `root`)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_student_frame(f.filename)]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_student_frame(f.filename)]
     where: Message | str = Message("exception_at", {"file": _student_file(frames[-1].filename, root),
                                                     "line": frames[-1].lineno}) if frames else ""
     message = str(exc)

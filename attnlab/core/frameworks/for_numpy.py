@@ -26,6 +26,7 @@ import torch
 
 from attnlab.core import imports
 from attnlab.core.forbidden import resolve
+from attnlab.core.frames import is_student_frame
 from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
 from attnlab.core.frameworks.line_memory import line_budget
 from attnlab.core.frameworks.swap import SwapGuard
@@ -83,8 +84,7 @@ class NumpyAdapter(Adapter):
     def budget(self, exercise: str, limit_mb: float | None):
         """NumPy's buffers are traced by tracemalloc: the budget holds each line of the student's code to
         what it makes at once (line_memory.py)."""
-        from attnlab.core.impl import _is_student_frame  # impl imports the adapters
-        return line_budget(exercise, limit_mb, self.name, _is_student_frame)
+        return line_budget(exercise, limit_mb, self.name, is_student_frame)
 
     def numpy_of(self, value: Any) -> np.ndarray:
         return value
