@@ -91,6 +91,29 @@ class Misconception:
 
 
 @dataclass(frozen=True)
+class FrameworkWords:
+    """What one framework's students read instead of the spec's general text, which names torch's API: the
+    spec gives it beside `en` and `zh` (`hints: {en: [...], zh: [...], numpy: {en: [...], zh: [...]}}`, the same
+    in `description:` and a misconception's `message:`). None, or a misconception left out: the general text."""
+
+    description: Text | None = None
+    hints: Mapping[str, tuple[str, ...]] | None = None  # lang -> hints
+    messages: Mapping[str, Text] = field(default_factory=dict)  # misconception id -> message
+
+    def replacing(self, spec: "ExerciseSpec") -> dict[str, Any]:
+        """The fields of `spec` these words replace (for dataclasses.replace)."""
+        changed: dict[str, Any] = {}
+        if self.description is not None:
+            changed["description"] = self.description
+        if self.hints is not None:
+            changed["hints"] = self.hints
+        if self.messages:
+            changed["misconceptions"] = tuple(dataclasses.replace(m, message=self.messages.get(m.id, m.message))
+                                              for m in spec.misconceptions)
+        return changed
+
+
+@dataclass(frozen=True)
 class ExerciseSpec:
     id: str
     function: str
@@ -111,12 +134,25 @@ class ExerciseSpec:
     frameworks: tuple[str, ...] = ("torch", "numpy", "jax", "mindspore")  # what it can be written in
     # a framework's own tolerances for some dtypes (spec `tolerance: <framework>: {float64: ...}`)
     framework_tolerance: Mapping[str, Mapping[str, Tolerance]] = field(default_factory=dict, compare=False)
+    # a framework's own description, hints and misconception messages (FrameworkWords)
+    framework_words: Mapping[str, FrameworkWords] = field(default_factory=dict, compare=False)
+    # the exercise as the spec writes it, when this is its in_framework() copy; None when this is it
+    general: "ExerciseSpec | None" = field(default=None, compare=False, repr=False)
 
     def in_framework(self, framework: str) -> "ExerciseSpec":
-        """The exercise as graded in `framework`: where the spec gives that framework its own tolerance for a
-        dtype, it replaces the general one (MindSpore rounds Python floats met by float64 tensors to float32)."""
-        own = self.framework_tolerance.get(framework)
-        return dataclasses.replace(self, tolerance={**self.tolerance, **own}) if own else self
+        """The exercise as graded in `framework`, always made from the spec's general one (so a copy already in
+        one framework can be put in another): where the spec gives that framework its own tolerance for a
+        dtype, it replaces the general one (MindSpore rounds Python floats met by float64 tensors to float32),
+        and its own description, hints and misconception messages replace the general ones, which name
+        torch's API."""
+        general = self.general or self
+        tolerance, words = general.framework_tolerance.get(framework), general.framework_words.get(framework)
+        if not tolerance and words is None:
+            return general
+        changed = words.replacing(general) if words is not None else {}
+        if tolerance:
+            changed["tolerance"] = {**general.tolerance, **tolerance}
+        return dataclasses.replace(general, general=general, **changed)
 
     def hint(self, lang: str) -> str:
         return " ".join(self.hints.get(lang) or self.hints["en"])

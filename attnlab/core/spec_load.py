@@ -18,7 +18,6 @@ from attnlab.core.spec import (
     CaseSpec,
     Course,
     ExerciseSpec,
-    Misconception,
     Output,
     PropertySpec,
     QuizQuestion,
@@ -27,6 +26,7 @@ from attnlab.core.spec import (
     Text,
     Tolerance,
 )
+from attnlab.core.spec_words import framework_words, worded_hints, worded_misconceptions, worded_text
 
 _MISSING = object()
 
@@ -297,7 +297,10 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
     function = node.get("function", str)
     if function != f"run_{ex_id}":
         raise node.child("function").fail(f"'run_{ex_id}'", function)
-    hints = node.mapping("hints")
+    frameworks = frameworks_of(node)
+    description, own_description = worded_text(node, "description", frameworks)
+    hints, own_hints = worded_hints(node, frameworks)
+    misconceptions, own_messages = worded_misconceptions(node, frameworks)
     by_tol, why, by_framework = tolerance(node)
     cases = tuple(case(c, ex_id) for c in node.sequence("cases"))
     names = [c.name for c in cases]
@@ -311,16 +314,14 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
         raise SpecError(f"{path.with_suffix('.py')}: cannot be imported: {exc}") from None
     return ExerciseSpec(
         id=ex_id, function=function, module=node.get("module", str),
-        title=text(node, "title"), description=text(node, "description"),
-        points=float(node.get("points", (int, float))),
-        hints={lang: tuple(h.value for h in hints.sequence(lang)) for lang in LANGS},
+        title=text(node, "title"), description=description,
+        points=float(node.get("points", (int, float))), hints=hints,
         forbidden=tuple(n.value for n in node.sequence("forbidden", required=False)),
         tolerance=by_tol, tolerance_why=why, cases=cases,
         properties=tuple(prop(p, code, cases) for p in node.sequence("properties", required=False)),
-        returns=returns(node, cases),
-        misconceptions=tuple(Misconception(id=m.get("id", str), message=text(m, "message"))
-                             for m in node.sequence("misconceptions", required=False)),
-        path=path, frameworks=frameworks_of(node), framework_tolerance=by_framework)
+        returns=returns(node, cases), misconceptions=misconceptions,
+        path=path, frameworks=frameworks, framework_tolerance=by_framework,
+        framework_words=framework_words(own_description, own_hints, own_messages))
 
 
 def frameworks_of(node: Node) -> tuple[str, ...]:

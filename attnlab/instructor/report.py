@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from attnlab.core import paths
 from attnlab.core.catalogue import CATALOGUE
 from attnlab.core.i18n import default_lang, t
-from attnlab.core.spec import Course, SpecError
+from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.outputs import read_result
 from attnlab.instructor import charts, items, report_tables
@@ -47,10 +47,13 @@ def load_results(results_dir: Path) -> list[dict]:
 
 
 def _course(results: list[dict]) -> Course | None:
-    """The course of the assignment the results were graded for."""
+    """The course of the assignment the results were graded for, in their framework (its misconception
+    sentences are in that framework's words)."""
     assignments = sorted({str(r.get("assignment", "attention")) for r in results})
+    frameworks = sorted({str(r.get("framework", "torch")) for r in results})  # untrusted: one known, or none
+    framework = frameworks[0] if len(frameworks) == 1 and frameworks[0] in FRAMEWORKS else None
     try:
-        return load_course(paths.SPEC_DIR, assignments[0] if len(assignments) == 1 else None)
+        return load_course(paths.SPEC_DIR, assignments[0] if len(assignments) == 1 else None, framework)
     except (SpecError, OSError):
         return None  # titles and misconception sentences are then left out, ids still shown
 

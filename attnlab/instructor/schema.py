@@ -6,7 +6,8 @@ editors validate and complete spec/<id>.yaml and spec/course.yaml as they are ty
 Each dataclass becomes an object schema: its fields are the properties (required when the field has no
 default), their annotations give the types, and no other key is allowed. YAML_FORM lists the few places
 where the YAML is not the dataclass one-to-one (an argument recipe is keyed by its kind; the tolerance's
-`why` sits beside the dtypes; derived fields are not written). The loader (spec_load.py) stays the
+`why` sits beside the dtypes; a description, the hints and a misconception's message may carry a framework's
+own words beside en and zh; derived fields are not written). The loader (spec_load.py) stays the
 authority: it checks what a schema cannot (law parameters, case names, sums of points), and
 tests/unit/test_schema.py checks that every spec here validates and that the schemas are up to date.
 """
@@ -45,14 +46,30 @@ NUMBER = {"type": "number"}
 TEXT = {"$ref": "#/$defs/Text"}
 
 # class -> {field: None (derived, not written in YAML) | a schema replacing the annotation's}
+WORDED = {"$ref": "#/$defs/WordedText"}  # a Text, and each framework's own (attnlab.core.spec_words)
+
+
+OWN_WORDS = tuple(f for f in FRAMEWORKS if f != "torch")  # the general text is torch's
+
+
+def _hint_lists(**limits: int) -> dict:
+    return {lang: {"type": "array", "items": {"type": "string"}, **limits} for lang in LANGS}
+
+
 YAML_FORM: dict[type, dict[str, Any]] = {
     ExerciseSpec: {
         "path": None, "tolerance_why": None, "framework_tolerance": None,  # the last is read from `tolerance:`
+        "framework_words": None, "general": None,  # read from description:, hints: and messages; derived
         "kind": {"const": "function"},
         "function": {"type": "string", "pattern": "^run_[a-z0-9_]+$"},
         "id": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+        "description": WORDED,
         "hints": {"type": "object", "required": list(LANGS), "additionalProperties": False,
-                  "properties": {lang: {"type": "array", "items": {"type": "string"}} for lang in LANGS}},
+                  "properties": {**_hint_lists(), **{
+                      framework: {"type": "object", "required": list(LANGS), "additionalProperties": False,
+                                  "properties": _hint_lists(minItems=1), "description": f"what {framework}'s students "
+                                  "read instead of the general hints (which name torch's API)"}
+                      for framework in OWN_WORDS}}},
         "tolerance": {"$ref": "#/$defs/Tolerances"},
         "frameworks": {"type": "array", "items": {"enum": list(FRAMEWORKS)}, "minItems": 1},
         "returns": {"type": "array", "items": {"$ref": "#/$defs/Output"}, "minItems": 1},
@@ -66,6 +83,7 @@ YAML_FORM: dict[type, dict[str, Any]] = {
                "max_tensor_mb": {"type": ["number", "null"], "exclusiveMinimum": 0}},
     PropertySpec: {"law": None, "params": None},
     Output: {"like": {"type": ["string", "null"]}},
+    Misconception: {"message": WORDED},
     Assignment: {"exercise_ids": None, "framework": {"enum": list(FRAMEWORKS)}},
 }
 # fields the loader gives a default when the YAML leaves them out
@@ -136,6 +154,14 @@ def argument_schema() -> dict:
     return {"oneOf": [{"type": ["number", "string", "boolean", "null"]}, *variants]}
 
 
+def worded_text_schema() -> dict:
+    """A text in en and zh that may give a framework its own, in both languages (attnlab.core.spec_words)."""
+    own = {framework: {"$ref": "#/$defs/Text", "description": f"what {framework}'s students read instead of the "
+                       "general text (which names torch's API)"} for framework in OWN_WORDS}
+    return {"type": "object", "required": list(LANGS), "additionalProperties": False,
+            "properties": {**{lang: {"type": "string"} for lang in LANGS}, **own}}
+
+
 def definitions(*classes: type) -> dict:
     defs = {"Text": object_schema(Text)}
     for cls in classes:
@@ -147,6 +173,7 @@ def exercise_schema() -> dict:
     defs = definitions(ExerciseSpec, CaseSpec, PropertySpec, Output, Misconception, Tolerance)
     defs["PropertySpec"]["additionalProperties"] = True  # the law's parameters (checked at load)
     defs["Argument"] = argument_schema()
+    defs["WordedText"] = worded_text_schema()
     tolerances = {dtype: {"$ref": "#/$defs/Tolerance"} for dtype in TENSOR_DTYPES}
     own = {framework: {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": tolerances,
                        "description": f"{framework}'s own tolerance for some dtypes (docs/mindspore.md)"}

@@ -3,7 +3,7 @@ on one function and shows the same feedback as `attnlab check` (the misconceptio
 
     from attnlab.student.notebook import check, hint
     result = check("softmax", my_softmax)          # result.status == "passed" when done; result.checks
-    hint("softmax", lang="zh")
+    hint("softmax", lang="zh")                     # framework="numpy": in a NumPy student's words
 
 Feedback is shown once: as HTML in Jupyter (and other IPython frontends), as text elsewhere. What check()
 and hint() return does not show it a second time when it is a cell's last value; shown in a later cell
@@ -138,10 +138,13 @@ def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool
     return report
 
 
-def hint(exercise_id: str, *, lang: str | None = None, show: bool = True) -> HintText:
-    """What `exercise_id` asks for and its hints; shown (unless show=False), and returned as text."""
+def hint(exercise_id: str, *, lang: str | None = None, show: bool = True, framework: str | None = None,
+         assignment: str | None = None) -> HintText:
+    """What `exercise_id` asks for and its hints, in the words of `framework` (default: the assignment's, from
+    course.yaml); shown (unless show=False), and returned as text."""
     lang = lang or default_lang()
-    text = HintText(hint_lines(exercise_spec(exercise_id, lang), lang), exercise_id, lang)
+    course = load_course(paths.SPEC_DIR, assignment, framework)
+    text = HintText(hint_lines(exercise_spec(exercise_id, lang, course), lang), exercise_id, lang)
     if show:
         text.shown.show()
     return text
