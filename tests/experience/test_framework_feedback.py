@@ -114,3 +114,24 @@ def test_pytest_with_framework_numpy_tells_the_numpy_words(pytester, tmp_path, m
     out = result.stdout.str()
     assert result.ret == 1, out
     assert "np.tril keeps the diagonal, and so does the negation ~np.triu(..., k=1)" in out and "torch.tril" not in out
+
+
+@pytest.mark.e2e  # grade.py: the judge's feedback, from a sandboxed runner
+def test_grade_py_tells_a_numpy_class_the_numpy_words(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    package = tmp_path / "numpy_student"
+    shutil.copytree(paths.template_dir("numpy"), package, ignore=shutil.ignore_patterns("__pycache__"))
+    bug = "def " + NUMPY_BUG.read_text(encoding="utf-8").split("def ", 1)[1]
+    with (package / "attention.py").open("a", encoding="utf-8") as module:  # replaces the stub
+        module.write("\n\n" + bug)
+    proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(package), "--framework", "numpy",
+                           "--out", str(tmp_path / "out"), "--seed", "7", "--jobs", "1"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads((tmp_path / "out" / "numpy_student.json").read_text())
+    [mask] = [e for e in result["exercises"] if e["id"] == "causal_mask"]
+    assert mask["status"] == "failed" and "np.tril keeps the diagonal" in mask["feedback"], mask["feedback"]
+    assert "torch" not in mask["feedback"], mask["feedback"]
