@@ -86,6 +86,20 @@ def test_corpus_size():
     assert not thin, f"exercises with fewer than {MIN_BUGS_PER_EXERCISE} bugs: {thin}"
 
 
+MIN_ALTS_PER_FRAMEWORK = 2
+COVERED = {"numpy", "jax"}  # frameworks whose corpus holds correct alternatives for every coded exercise
+
+
+@pytest.mark.parametrize("framework", sorted(COVERED))
+def test_every_exercise_has_correct_alternatives_in_the_framework(framework):
+    """Correct code written in the framework's own styles (a module with loaded weights, vmap, loops, einsum)
+    gets full marks: at least MIN_ALTS_PER_FRAMEWORK alternatives per coded exercise the framework offers."""
+    offered = [e.id for e in COURSE.all_coded if framework in e.frameworks]
+    count = {ex: sum(a.exercise == ex and a.framework == framework for a in ALTS) for ex in offered}
+    thin = {ex: n for ex, n in count.items() if n < MIN_ALTS_PER_FRAMEWORK}
+    assert not thin, f"{framework}: exercises with fewer than {MIN_ALTS_PER_FRAMEWORK} alt_*.py: {thin}"
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_file_is_a_documented_run_function(mutant):
     """A module docstring, the exercise's function with the reference's parameter names, and (bugs) a
