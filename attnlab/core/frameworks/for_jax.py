@@ -52,9 +52,13 @@ class JaxAdapter(Adapter):
     # crashes (SIGSEGV) when it cannot map memory for the next: the modern assignment's reference, graded in
     # one runner, reached the 4096 MB cap at sliding_window_attention's sixth case
     memory_mb = 8192
-    # compiling each operation per shape: the modern assignment's flash reference used 44 of torch's 60 CPU s
-    # in a fresh runner, and one graded run of it under a busy machine ran out (8 of 16 points)
-    cpu_factor = 2.0
+    # compiling each operation per shape, and an eager dispatch per operation: correct flash_attention code
+    # spends most of it in the law with tiles of 1 x 1 (a Python iteration per score). In a fresh process
+    # (benchmarks/corpus_cpu.py) the flash reference uses 49 CPU s, the corpus's lax.scan and lax.fori_loop
+    # versions 87-91 s and FlashAttention-1's loop order in plain jnp 93 s (110 s while other work ran: CPU
+    # time grows under contention), which grade.py failed at --timeout 90 (8 of 16 points) and passed at 120.
+    # Three times torch's limit leaves the slowest correct code we know 1.6x
+    cpu_factor = 3.0
 
     def __init__(self):
         self._guard = SwapGuard(("jax", "jaxlib"))

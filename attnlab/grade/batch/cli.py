@@ -52,7 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
     parser.add_argument("--timeout", type=float, default=None,
                         help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s); default "
-                             f"{EXERCISE_CPU_S:g} times the framework's cpu_factor (2 for jax and mindspore), "
+                             f"{EXERCISE_CPU_S:g} times the framework's cpu_factor (3 for jax, 2 for mindspore), "
                              "or with --budget what lets every exercise finish within it")
     parser.add_argument("--budget", type=float, default=None,
                         help="wall-clock seconds for the whole run: no exercise starts after it (those left "
