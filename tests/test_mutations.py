@@ -86,6 +86,22 @@ def test_corpus_size():
     assert not thin, f"exercises with fewer than {MIN_BUGS_PER_EXERCISE} bugs: {thin}"
 
 
+# frameworks whose corpus proves, for every coded exercise they offer, that correct code written in at least
+# two of the styles its students use (not the reference's) gets full marks
+COVERED_ALTS = {"mindspore"}
+MIN_ALTS_PER_FRAMEWORK = 2
+
+
+@pytest.mark.parametrize("framework", sorted(COVERED_ALTS))
+def test_every_exercise_has_correct_alternatives_in(framework):
+    """PENDING entries do not count: they are correct code the checks do not pass yet."""
+    offered = [e.id for e in COURSE.all_coded if framework in e.frameworks]
+    count = {ex: sum(a.exercise == ex and a.framework == framework and not a.pending for a in ALTS) for ex in offered}
+    thin = {ex: n for ex, n in count.items() if n < MIN_ALTS_PER_FRAMEWORK}
+    assert offered and not thin, (f"exercises with fewer than {MIN_ALTS_PER_FRAMEWORK} correct alternatives in "
+                                  f"tests/mutations/<exercise>/{framework}/: {thin}")
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_file_is_a_documented_run_function(mutant):
     """A module docstring, the exercise's function with the reference's parameter names, and (bugs) a

@@ -3,7 +3,6 @@
 softmax's denominator cancels, so every row is exp(s_ij) over its allowed keys divided by their sum, which is
 the masked softmax. Projections with `ops.matmul(x, W.T)` plus the optional biases."""
 
-import mindspore
 from mindspore import nn, ops
 
 

@@ -5,7 +5,6 @@ and decoder positions, `ops.masked_fill` with -inf where it is False, nn.Softmax
 flattens any leading dims into b (one row of the mask per sequence). Correct: queries from the decoder, keys
 and values from the encoder, no causal mask, scale √head_dim, and padding gets weight exactly 0."""
 
-import mindspore
 from mindspore import nn, ops
 
 

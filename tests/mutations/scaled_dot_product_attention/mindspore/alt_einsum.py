@@ -1,8 +1,9 @@
 """The einsum style: `ops.einsum("...qd,...kd->...qk", Q, K)` for the scores and
 `ops.einsum("...qk,...kv->...qv", weights, V)` for the output, with masked scores set to -inf by
-`ops.masked_fill`. Correct on a device with an Einsum kernel (Ascend, GPU): the subscripts contract d_k and
-the keys and keep every leading dim. Graded on the CPU it raises: MindSpore 2.10 has no CPU kernel for
-Einsum (docs/mindspore.md), so a student who writes it is told the operator is unsupported."""
+`ops.masked_fill`. Correct where MindSpore has the kernel (ops.einsum: GPU only): the subscripts contract
+d_k and the keys and keep every leading dim. Graded on the CPU it raises: MindSpore 2.10 has no CPU kernel
+for Einsum (docs/mindspore.md), and the student sees "Unsupported op [Einsum] on CPU" on every case, locally
+as at grading."""
 
 import mindspore
 from mindspore import nn, ops
