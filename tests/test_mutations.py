@@ -87,17 +87,20 @@ def test_corpus_size():
 
 
 MIN_ALTS_PER_FRAMEWORK = 2
-COVERED = {"numpy", "jax"}  # frameworks whose corpus holds correct alternatives for every coded exercise
+# frameworks whose corpus proves, for every coded exercise they offer, that correct code written in at least
+# two of the styles its students use (a module with loaded weights, vmap, loops, einsum; not the reference's)
+# gets full marks; torch's is held to more by test_corpus_size
+COVERED_ALTS = {"numpy", "jax", "mindspore"}
 
 
-@pytest.mark.parametrize("framework", sorted(COVERED))
-def test_every_exercise_has_correct_alternatives_in_the_framework(framework):
-    """Correct code written in the framework's own styles (a module with loaded weights, vmap, loops, einsum)
-    gets full marks: at least MIN_ALTS_PER_FRAMEWORK alternatives per coded exercise the framework offers."""
+@pytest.mark.parametrize("framework", sorted(COVERED_ALTS))
+def test_every_exercise_has_correct_alternatives_in(framework):
+    """PENDING entries do not count: they are correct code the checks do not pass yet."""
     offered = [e.id for e in COURSE.all_coded if framework in e.frameworks]
-    count = {ex: sum(a.exercise == ex and a.framework == framework for a in ALTS) for ex in offered}
+    count = {ex: sum(a.exercise == ex and a.framework == framework and not a.pending for a in ALTS) for ex in offered}
     thin = {ex: n for ex, n in count.items() if n < MIN_ALTS_PER_FRAMEWORK}
-    assert not thin, f"{framework}: exercises with fewer than {MIN_ALTS_PER_FRAMEWORK} alt_*.py: {thin}"
+    assert offered and not thin, (f"exercises with fewer than {MIN_ALTS_PER_FRAMEWORK} correct alternatives in "
+                                  f"tests/mutations/<exercise>/{framework}/: {thin}")
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)

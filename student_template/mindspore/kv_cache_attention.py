@@ -34,6 +34,9 @@ def run_kv_cache_attention(
     0 .. t_past - 1) and to the new keys j <= i, with scores q·k / √d and a softmax over those keys.
     The new caches are ops.cat((k_cache, K), axis=-2) and ops.cat((v_cache, V), axis=-2): new tensors,
     the arguments are never modified. An empty cache (t_past = 0) makes this plain causal attention.
+    Beware in MindSpore 2.10 on the CPU: a matmul whose shared axis is empty (weights of shape (..., t_new, 0)
+    times an empty v_cache) returns uninitialized memory instead of zeros: extend the caches with ops.cat
+    before multiplying, or skip the cached part when t_past is 0.
 
     Args:
         Q: queries of the new tokens, shape (..., t_new, d), t_new >= 1.
@@ -47,6 +50,8 @@ def run_kv_cache_attention(
         all mindspore.Tensor in the dtype of Q.
 
     中文：带 KV 缓存的因果注意力：第 i 个新词元位于绝对位置 t_past + i，可以关注所有缓存的键以及 j <= i 的新键；
-    返回输出以及在序列维上追加了 K、V 的新缓存（新张量，不原地修改参数）。
+    返回输出以及在序列维上追加了 K、V 的新缓存（新张量，不原地修改参数）。注意：MindSpore 2.10 在 CPU 上做矩阵乘法时，
+    若相乘的公共维长度为 0（例如第一次调用时的空缓存），结果是未初始化的内存而不是 0：应先用 ops.cat 拼接缓存再相乘，
+    或在 t_past 为 0 时跳过缓存部分。
     """
     raise NotImplementedError("exercise kv_cache_attention: implement run_kv_cache_attention")
