@@ -272,8 +272,9 @@ def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: O
     worst = outputs_excess(ctx.exercise, got, expected)
     if mismatch is None:
         return CheckResult(case.name, True, Status.PASSED, trivial=constant(expected), excess=worst)
-    found = diagnose(ctx.exercise, args, got, stored=ctx.stored_misconceptions(case),
-                     live=lambda misconception: ctx.misconception_output(case, misconception))
+    found = None if not case.diagnosed else diagnose(
+        ctx.exercise, args, got, stored=ctx.stored_misconceptions(case),
+        live=lambda misconception: ctx.misconception_output(case, misconception))
     text = _failure_text(ctx, case.name, args, mismatch, found.message.get(ctx.lang) if found else "")
     return CheckResult(case.name, False, Status.FAILED, text, found.id if found else "", excess=worst)
 

@@ -65,6 +65,14 @@ class CaseSpec:
     note: str = ""
     max_tensor_mb: float | None = None  # no tensor the submission makes may be larger (attnlab.core.memory)
 
+    @property
+    def diagnosed(self) -> bool:
+        """Whether a wrong output here is matched against the misconceptions. Not in a case with a tensor
+        budget: it is long by design, its misconception outputs would weigh megabytes in the fixture (so a
+        student's local run could not name them) and cost seconds to compute when grading, and the shorter
+        cases name the same mistakes."""
+        return self.max_tensor_mb is None
+
 
 @dataclass(frozen=True)
 class PropertySpec:

@@ -101,9 +101,7 @@ def fixture_arrays(course: Course, reference) -> dict[str, tuple[dict[str, np.nd
         for case in ex.cases:
             args = inputs.build_args(case)
             expected = fn(**inputs.to_float64(args)) if "value" in case.checks else None
-            # a case with a tensor budget is long by design: its misconception outputs would weigh megabytes,
-            # and the shorter cases name the same mistakes
-            wrong = {m.id: out for m in ex.misconceptions if "value" in case.checks and case.max_tensor_mb is None
+            wrong = {m.id: out for m in ex.misconceptions if "value" in case.checks and case.diagnosed
                      and (out := run_misconception(ex, m, args)) is not None}
             dtypes = [part.dtype for out in wrong.values() for part in parts(out) if part.is_floating_point()]
             rel = fixtures.fixture_path(Path("."), ex, case)
