@@ -25,8 +25,17 @@ SDPA_BANS = COURSE.find("scaled_dot_product_attention").forbidden
 X = torch.randn(2, 5, dtype=torch.float32)
 
 
-def test_importing_the_adapter_does_not_import_jax():
-    code = "import sys, attnlab.core.frameworks as f; f.adapter('jax'); assert 'jax' not in sys.modules"
+def test_importing_the_adapter_and_checking_a_torch_call_do_not_import_jax():
+    """JAX costs a second of import and its memory: a torch process (a student's pytest, the judge) never
+    pays for it, not even through jaxtyping, which imports JAX on its first jaxtyped() where installed."""
+    code = ("import sys, torch, attnlab.core.frameworks as f; f.adapter('jax')\n"
+            "from attnlab.core import paths, typecheck\n"
+            "from attnlab.core.scoring import load_reference\n"
+            "from attnlab.core.impl import find_function\n"
+            "fn = find_function(load_reference(), 'softmax', 'run_softmax')\n"
+            "x = torch.randn(2, 3)\n"
+            "typecheck.check_call(fn, {'in_features': x, 'dim': -1}, fn(x, -1), name='run_softmax')\n"
+            "assert 'jax' not in sys.modules, 'jax was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=paths.ROOT)
 
 
