@@ -90,6 +90,7 @@ def test_a_numpy_handouts_specs_carry_numpys_words(tmp_path):
     assert "np.tril" in shipped.get("causal_mask").hint("en")
 
 
+@pytest.mark.slow  # renders two reports
 def test_the_class_report_of_a_numpy_class_shows_numpys_sentences(tmp_path):
     result = numpy_result("en")
     assert "diagonal_excluded" in {c.diagnosis for c in result.checks}

@@ -114,6 +114,7 @@ def test_report_escapes_untrusted_text_and_loads_nothing_from_outside(results_di
     assert "987654321987" not in html  # the secret seed of the run is never read
 
 
+@pytest.mark.slow  # renders a report with its charts
 def test_chinese_report_has_chinese_status_words_and_charts(results_dir, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns for every glyph its font lacks

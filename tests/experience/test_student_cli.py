@@ -119,6 +119,7 @@ def test_hint_in_both_languages(capsys):
     assert code == 0 and "需要实现的内容" in out and "提示" in out
 
 
+@pytest.mark.slow  # draws heatmaps with matplotlib
 @pytest.mark.parametrize("exercise", ["multihead_self_attention", "rope"])
 def test_viz_writes_a_heatmap_of_yours_beside_the_reference(capsys, tmp_path, exercise):
     out_png = tmp_path / f"{exercise}.png"

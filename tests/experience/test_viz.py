@@ -61,6 +61,7 @@ def test_without_the_reference_the_saved_pictures_are_used(monkeypatch):
         assert np.allclose(viz.reference_weights(COURSE.find(exercise_id)), saved[exercise_id], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # draws heatmaps with matplotlib
 @pytest.mark.parametrize("exercise_id", ["causal_attention", "multihead_self_attention"])
 def test_yours_and_the_reference_are_side_by_side(tmp_path, exercise_id):
     """Per head a row: yours on the left, the reference's at the same height on the right."""

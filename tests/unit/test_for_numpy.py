@@ -160,6 +160,7 @@ print(type(outcome).__name__, getattr(outcome, "call", ""), "scipy.special" in s
 """
 
 
+@pytest.mark.slow  # imports scipy.special (seconds)
 def test_scipy_imported_inside_the_function_is_caught_on_the_first_call_where_it_may_be_imported():
     pytest.importorskip("scipy.special")
 

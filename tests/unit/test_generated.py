@@ -17,6 +17,7 @@ def test_student_template_is_up_to_date():
     assert not drift, f"run `python -m attnlab.instructor.generate template`: {drift}"
 
 
+@pytest.mark.slow  # regenerates every fixture in memory
 def test_fixtures_are_up_to_date():
     import reference
 
@@ -24,6 +25,7 @@ def test_fixtures_are_up_to_date():
     assert not drift, f"run `python -m attnlab.instructor.generate fixtures`: {drift}"
 
 
+@pytest.mark.slow  # draws every law's examples with hypothesis
 def test_law_draws_are_up_to_date():
     drift = generate.sync_laws(COURSE, check=True)
     assert not drift, f"run `python -m attnlab.instructor.generate laws`: {drift}"

@@ -45,6 +45,7 @@ def test_the_course_lists_einops_and_einx():
     assert set(COURSE.libraries) == {"einops", "einx"}
 
 
+@pytest.mark.slow  # grades whole exercises with einops and einx imported
 def test_einops_and_einx_solutions_get_full_marks(tmp_path):
     result = grade(package_with(tmp_path, EINOPS_SDPA), "scaled_dot_product_attention")
     assert result.status == Status.PASSED, result.feedback
