@@ -58,9 +58,11 @@ class ShapeError(Outcome):
 
 
 class TimeLimit(Outcome):
-    """The submission used up its time: CPU time, or wall-clock time with the machine not to blame."""
+    """The submission used up its time: CPU time, or wall-clock time with the machine not to blame. Its advice
+    is about time, not the exercise's general hint (which is about what a wrong output means)."""
 
     status = Status.TIMEOUT
+    hint = Message("hint_timeout", {})
 
 
 class Overloaded(Outcome):

@@ -9,6 +9,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "import_package_failed": {"en": "your package does not import: {problem}", "zh": "你的包无法导入：{problem}"},
     "hint_import": {"en": "no check can run until your code imports: fix this error first, at the file and line shown",
                     "zh": "代码能够导入之后检查才能运行：请先修复这个错误（见所示的文件和行号）"},
+    "hint_timeout": {"en": "your code ran out of CPU time (the limit is the same in pytest, attnlab check and grading): "
+                           "look for a loop that never ends, or a Python loop over single elements where one array "
+                           "operation would do",
+                     "zh": "你的代码用完了 CPU 时间（pytest、attnlab check 与评分的限制相同）：检查是否有永不结束的循环，"
+                           "或者在本可用一次数组运算完成的地方逐个元素地用 Python 循环"},
     "function_missing": {"en": "{function} is missing from {module}.py", "zh": "{module}.py 中缺少 {function}"},
     "exception": {"en": "{type}: {message}{where}", "zh": "{type}: {message}{where}"},
     "exception_at": {"en": " (at {file}:{line})", "zh": "（位于 {file}:{line}）"},
