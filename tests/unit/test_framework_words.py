@@ -6,11 +6,11 @@ import copy
 import importlib
 import json
 import re
-import shutil
 
 import jsonschema
 import pytest
 import yaml
+from spec_copies import edit
 
 from attnlab.core import paths
 from attnlab.core.spec import SpecError
@@ -169,17 +169,6 @@ def test_in_framework_always_starts_from_the_general_spec():
 
 # -- a spec that gets them wrong --------------------------------------------------------------------------------
 
-@pytest.fixture
-def spec_dir(tmp_path):
-    target = tmp_path / "spec"
-    shutil.copytree(paths.SPEC_DIR, target)
-    return target
-
-
-def edit(path, change):
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
 
 BOTH = {"en": ["x"], "zh": ["x"]}

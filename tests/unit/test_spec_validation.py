@@ -1,26 +1,12 @@
 """A broken spec fails with its file, the key path and what was expected."""
 
-import shutil
 
 import pytest
-import yaml
+from spec_copies import edit
 
 from attnlab.core import paths
 from attnlab.core.spec import SpecError
 from attnlab.core.spec_load import load_course
-
-
-@pytest.fixture
-def spec_dir(tmp_path):
-    target = tmp_path / "spec"
-    shutil.copytree(paths.SPEC_DIR, target)
-    return target
-
-
-def edit(path, change):
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
 
 def expect_error(spec_dir, *fragments):
