@@ -2,27 +2,17 @@
 applied when the course is loaded in that framework and nowhere else (docs/mindspore.md says why MindSpore
 needs one)."""
 
-import shutil
 
 import pytest
-import yaml
+from spec_copies import edit
 
 from attnlab.core import paths
 from attnlab.core.spec import SpecError, Tolerance
 from attnlab.core.spec_load import load_course
 
 
-@pytest.fixture
-def spec_dir(tmp_path):
-    target = tmp_path / "spec"
-    shutil.copytree(paths.SPEC_DIR, target)
-    return target
-
-
 def edit_tolerance(path, change):
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    change(data["tolerance"])
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    edit(path, lambda data: change(data["tolerance"]))
 
 
 def test_mindspore_gets_its_float64_tolerance_and_only_mindspore():
