@@ -5,7 +5,7 @@ interpreter, as a grading runner starts (JAX: no compilation cache, so everythin
     .venv/bin/python benchmarks/corpus_cpu.py flash_attention --framework jax     # about 6 minutes here
 
 For each entry: the CPU seconds of the entry's own calls (what grading counts against the limit: the runner's
-time, not the judge's), in total and in the check that took most, beside attnlab.core.limits.exercise_cpu_s.
+time, not the judge's), in total and in the check that took most, beside attnlab.core.config.exercise_cpu_s.
 The harness's own work between calls (inputs, expected values) is not counted. Prints; judges nothing.
 """
 
@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, sys, time
 from pathlib import Path
-from attnlab.core import limits, paths
+from attnlab.core import frameworks
+from attnlab.core import config, paths
 from attnlab.core.impl import FileImpl, InProcessImpl
 from attnlab.core.scoring import make_context, run_cases, run_property
 from attnlab.core.spec_load import load_course
@@ -50,7 +51,7 @@ exercise_id, framework, entry = sys.argv[1:4]
 exercise = load_course(paths.SPEC_DIR).find(exercise_id).in_framework(framework)
 path = Path(entry)
 loader = FileImpl if path.suffix == ".py" else InProcessImpl  # one corpus file, or a reference package
-impl = Counted(loader(path, framework=framework))
+impl = Counted(loader(path, adapter=frameworks.adapter(framework)))
 ctx = make_context(exercise, impl)
 spent, rows = 0.0, []
 cases = run_cases(ctx, list(exercise.cases))
@@ -61,7 +62,7 @@ for name, check in checks:
     ok = result.passed or result.status == Status.NOT_APPLICABLE
     rows.append({"check": name, "cpu_s": round(impl.cpu_s - spent, 2), "ok": ok})
     spent = impl.cpu_s
-print(json.dumps({"limit_s": limits.exercise_cpu_s(framework), "checks": rows}))
+print(json.dumps({"limit_s": config.exercise_cpu_s(frameworks.adapter(framework)), "checks": rows}))
 """
 
 

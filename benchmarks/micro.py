@@ -68,9 +68,10 @@ def yaml_costs() -> None:
 
 
 def round_trip() -> None:
+    from attnlab.core import frameworks
+    from attnlab.core.config import Limits
     from attnlab.grade.judge.remote import RemoteImpl
     from attnlab.grade.sandbox import forkserver
-    from attnlab.grade.sandbox.launch import Limits
 
     with tempfile.TemporaryDirectory() as work:
         package = Path(work) / "pkg"
@@ -78,7 +79,8 @@ def round_trip() -> None:
         (package / "__init__.py").write_text("def run_id(x):\n    return x + 0\n")
         scratch = Path(work) / "scratch"
         scratch.mkdir()
-        impl = RemoteImpl(package, name="bench", limits=Limits(timeout_s=60), hidden_paths=[], scratch_root=scratch)
+        impl = RemoteImpl(package, name="bench", adapter=frameworks.default(), limits=Limits(timeout_s=60),
+                          hidden_paths=[], scratch_root=scratch)
         try:
             impl.start()
             x = torch.ones(4)

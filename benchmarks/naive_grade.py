@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.scoring import grade_exercise, grade_quiz, load_reference, make_context, read_answers
 from attnlab.core.spec import QuizSpec
@@ -24,7 +24,7 @@ from attnlab.core.spec_load import load_course
 
 def grade(package: Path, *, course, reference, seed: int) -> float:
     """The submission's total score, computed as grade.py's judge computes it."""
-    impl = InProcessImpl(package)
+    impl = InProcessImpl(package, adapter=frameworks.default())
     score = 0.0
     for exercise in course.exercises:
         if isinstance(exercise, QuizSpec):

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import torch
 
+from attnlab.core import frameworks
+from attnlab.core.config import Limits
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits
 
 SUBMISSION = Path(__file__).resolve().parents[1] / "examples" / "submissions" / "reference"
 
@@ -25,7 +26,8 @@ SUBMISSION = Path(__file__).resolve().parents[1] / "examples" / "submissions" / 
 def one_runner(launcher: str, scratch: Path) -> float:
     started = time.perf_counter()
     limits = Limits(launcher=launcher)
-    with RemoteImpl(SUBMISSION, name="reference", limits=limits, hidden_paths=[], scratch_root=scratch) as impl:
+    with RemoteImpl(SUBMISSION, name="reference", adapter=frameworks.default(), limits=limits, hidden_paths=[],
+                    scratch_root=scratch) as impl:
         impl.call(exercise="softmax", module="softmax", function="run_softmax",
                   kwargs={"in_features": torch.randn(2, 5), "dim": -1}, forbidden_calls=("torch.softmax",))
     return time.perf_counter() - started

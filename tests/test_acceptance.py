@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
+from attnlab.core.config import Limits
 from attnlab.core.spec_load import load_course
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -48,7 +48,8 @@ def test_without_einops_in_the_course_the_einops_package_gets_one_plain_message(
     fail with the message naming the package, not a traceback."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    with RemoteImpl(ACCEPTANCE / "seed004_einops", name="einops", limits=Limits(timeout_s=30), hidden_paths=[],
+    with RemoteImpl(ACCEPTANCE / "seed004_einops", name="einops", adapter=frameworks.default(),
+                    limits=Limits(timeout_s=30), hidden_paths=[],
                     scratch_root=scratch, libraries=()) as remote:
         [got] = remote.call_many(exercise="multihead_self_attention", module="multihead",
                                  function="run_multihead_self_attention", calls=[{}], forbidden_calls=())

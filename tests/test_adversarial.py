@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import simulations
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -79,7 +79,7 @@ def graded(request, tmp_path_factory):
     for sentinel in SENTINELS:
         sentinel.unlink(missing_ok=True)
     honest = work / "honest_stub"
-    paths.copy_template(honest)
+    paths.copy_template(honest, frameworks.default())
     planted = Path("/opt/attnlab-planted-solution")  # a second copy of the solution outside the repo
     planted.mkdir(parents=True, exist_ok=True)
     shutil.copy(paths.REFERENCE_DIR / "softmax.py", planted / "softmax.py")

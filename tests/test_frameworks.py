@@ -36,7 +36,7 @@ NOT_APPLICABLE.update({("numpy", exercise): {"gradient"} for exercise in (
 def written(framework: str) -> list[ExerciseSpec]:
     """The coded exercises whose module the framework's reference provides."""
     course = load_course(paths.SPEC_DIR)
-    ref = paths.reference_dir(framework)
+    ref = paths.reference_dir(frameworks.adapter(framework))
     return [e for e in course.all_coded if framework in e.frameworks and (ref / f"{e.module}.py").is_file()
             and f"def {e.function}(" in (ref / f"{e.module}.py").read_text(encoding="utf-8")]
 
@@ -44,7 +44,7 @@ def written(framework: str) -> list[ExerciseSpec]:
 def cases(framework_names=OTHERS):
     found = []
     for framework in framework_names:
-        if not paths.reference_dir(framework).is_dir():
+        if not paths.reference_dir(frameworks.adapter(framework)).is_dir():
             continue
         found += [pytest.param(framework, e, id=f"{framework}-{e.id}",
                                marks=[pytest.mark.skipif(not frameworks.adapter(framework).available(),
@@ -56,13 +56,13 @@ def cases(framework_names=OTHERS):
 
 def graded(framework: str, exercise: ExerciseSpec, package):
     course = load_course(paths.SPEC_DIR, framework=framework) if framework in exercise.frameworks else None
-    impl = InProcessImpl(package, libraries=course.libraries if course else (), framework=framework)
+    impl = InProcessImpl(package, libraries=course.libraries if course else (), adapter=frameworks.adapter(framework))
     return grade_exercise(make_context(exercise.in_framework(framework), impl))
 
 
 @pytest.mark.parametrize(("framework", "exercise"), cases())
 def test_reference_passes_every_check_that_applies(framework, exercise):
-    result = graded(framework, exercise, paths.reference_dir(framework))
+    result = graded(framework, exercise, paths.reference_dir(frameworks.adapter(framework)))
     failed = [f"{c.name} ({c.status}): {c.message}" for c in result.checks
               if not c.passed and c.status != Status.NOT_APPLICABLE]
     assert not failed, "\n".join(failed)
@@ -73,11 +73,11 @@ def test_reference_passes_every_check_that_applies(framework, exercise):
 
 @pytest.mark.parametrize(("framework", "exercise"), cases())
 def test_template_scores_nothing(framework, exercise):
-    result = graded(framework, exercise, paths.template_dir(framework))
+    result = graded(framework, exercise, paths.template_dir(frameworks.adapter(framework)))
     assert result.score == 0 and result.status == Status.NOT_IMPLEMENTED, result.feedback
 
 
-@pytest.mark.parametrize("framework", [f for f in OTHERS if paths.reference_dir(f).is_dir()])
+@pytest.mark.parametrize("framework", [f for f in OTHERS if paths.reference_dir(frameworks.adapter(f)).is_dir()])
 def test_a_framework_with_references_has_one_for_every_exercise_it_offers(framework):
     """An exercise a spec offers in a framework (`frameworks:`) has that framework's reference: a missing one
     would silently drop out of the two tests above."""

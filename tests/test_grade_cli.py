@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.outputs import ORIGIN_COLUMNS
 
@@ -115,7 +115,7 @@ def test_same_seed_same_results_for_a_partial_submission(batch, tmp_path):
 def test_killing_grade_py_loses_nothing_finished(tmp_path):
     subs = []
     for i in range(3):
-        paths.copy_template(tmp_path / f"s{i}")
+        paths.copy_template(tmp_path / f"s{i}", frameworks.default())
         subs.append(tmp_path / f"s{i}")
     out = tmp_path / "out"
     proc = subprocess.Popen([*GRADE, *map(str, subs), "--out", str(out), "--jobs", "1", "--seed", "3"],

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 
 pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
@@ -25,7 +25,7 @@ BUGS = {  # exercise id -> (bug in tests/mutations/<id>/, its misconception, a f
 def graded(tmp_path_factory):
     work = tmp_path_factory.mktemp("modern")
     buggy = work / "buggy"
-    paths.copy_template(buggy)
+    paths.copy_template(buggy, frameworks.default())
     for exercise_id, (bug, *_) in BUGS.items():
         shutil.copy(MUTATIONS / exercise_id / f"{bug}.py", buggy / f"{exercise_id}.py")
     out = work / "out"

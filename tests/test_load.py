@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
+from attnlab.core.config import Limits
 from attnlab.core.outcomes import Overloaded
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -92,7 +92,8 @@ def test_a_starved_runner_is_overloaded_not_timed_out(tmp_path):
     (tmp_path / "scratch").mkdir()
     limits = Limits(timeout_s=30, wall_factor=1.0, wall_extra_s=0.0)  # backstop = the CPU budget, 2 s below
     scratch = tmp_path / "scratch"
-    with RemoteImpl(package, name="starved", limits=limits, hidden_paths=[], scratch_root=scratch) as remote:
+    with RemoteImpl(package, name="starved", adapter=frameworks.default(), limits=limits, hidden_paths=[],
+                    scratch_root=scratch) as remote:
         remote.start()
         with BusyCores(), remote.budget(2.0):
             [got] = remote.call_many(exercise="softmax", module="softmax", function="run_softmax",

@@ -58,7 +58,7 @@ def graded(tmp_path, exercise_id: str, source: str):
     path = tmp_path / f"{exercise_id}_route.py"
     path.write_text(textwrap.dedent(source) + "\n", encoding="utf-8")
     exercise = load_course(paths.SPEC_DIR, framework="mindspore").find(exercise_id).in_framework("mindspore")
-    return grade_exercise(make_context(exercise, FileImpl(path, framework="mindspore")))
+    return grade_exercise(make_context(exercise, FileImpl(path, adapter=frameworks.adapter("mindspore"))))
 
 
 def test_every_mindspore_name_in_the_specs_resolves():

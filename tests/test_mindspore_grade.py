@@ -39,8 +39,10 @@ def graded(tmp_path_factory):
 def graded_modern(tmp_path_factory):
     """The modern assignment: the reference with the course's answers to the modern quiz, and the template."""
     work = tmp_path_factory.mktemp("mindspore-modern")
-    for name, package, answers in (("reference", paths.reference_dir("mindspore"), paths.REFERENCE_DIR),
-                                   ("untouched_template", paths.template_dir("mindspore"), paths.TEMPLATE_DIR)):
+    for name, package, answers in (("reference", paths.reference_dir(frameworks.adapter("mindspore")),
+                                    paths.REFERENCE_DIR),
+                                   ("untouched_template", paths.template_dir(frameworks.adapter("mindspore")),
+                                    paths.TEMPLATE_DIR)):
         shutil.copytree(package, work / "class" / name, ignore=shutil.ignore_patterns("__pycache__", "quiz.yaml"))
         shutil.copy2(answers / "modern_quiz.yaml", work / "class" / name / "modern_quiz.yaml")
     proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--framework", "mindspore", "--assignment",

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from attnlab.core import devices, fixtures, inputs
+from attnlab.core import devices, fixtures, frameworks, inputs
 from attnlab.core.compare import compare, excess, tolerance_for
 from attnlab.core.diagnose import diagnose, run_misconception
 from attnlab.core.i18n import Message, t
@@ -198,7 +198,7 @@ def gradients_of(fn: Callable, exercise: ExerciseSpec, args: dict[str, Any], wrt
     cotangent = tuple(noise(part, 13 + i) for i, part in enumerate(parts(output)))
     cotangent = cotangent[0] if isinstance(output, torch.Tensor) else cotangent
     _, grads = vjp_call(fn, exercise=exercise.id, function=exercise.function, kwargs=args, forbidden_calls=(),
-                        wrt=wrt, cotangent=cotangent)
+                        wrt=wrt, cotangent=cotangent, adapter=frameworks.default())  # the reference's
     return cotangent, {name: torch.zeros_like(args[name]) if g is None else g for name, g in grads.items()}
 
 

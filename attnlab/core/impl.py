@@ -17,15 +17,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
-from attnlab.core import frameworks, imports
+from attnlab.core import imports
 from attnlab.core.frames import is_student_frame
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
+
+if TYPE_CHECKING:
+    from attnlab.core.frameworks.base import Adapter
 
 
 @dataclass(frozen=True)
@@ -130,10 +133,9 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
 
 
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
-           deep_guard: bool = True, max_tensor_mb: float | None = None, framework: str = "torch") -> Any:
+           adapter: "Adapter", deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
     """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
     mapping failures to harness outcomes."""
-    adapter = frameworks.adapter(framework)
     guard = adapter.guard(exercise, forbidden_calls, deep=deep_guard)
     try:
         with guard, adapter.budget(exercise, max_tensor_mb):
@@ -152,16 +154,15 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
 
 
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
-                 forbidden_calls: tuple[str, ...], deep_guard: bool = True, max_tensor_mb: float | None = None,
-                 framework: str = "torch") -> Returned:
+                 forbidden_calls: tuple[str, ...], adapter: "Adapter", deep_guard: bool = True,
+                 max_tensor_mb: float | None = None) -> Returned:
     """One call, and what it did to its inputs: used in this process and in the grading runner alike. The
     framework's adapter turns the torch arguments into its own and the output back (attnlab.core.frameworks);
     an input the call changed in place is changed in `kwargs` too, as if the call had been made on them."""
-    adapter = frameworks.adapter(framework)
     converted = adapter.to_framework(kwargs)
     before = adapter.snapshot(converted)
     raw = invoke(fn, exercise=exercise, kwargs=converted, forbidden_calls=forbidden_calls, deep_guard=deep_guard,
-                 max_tensor_mb=max_tensor_mb, framework=framework)
+                 max_tensor_mb=max_tensor_mb, adapter=adapter)
     output = adapter.to_torch(raw, function)
     modified = adapter.changed(converted, before)
     if converted is not kwargs:
@@ -174,12 +175,12 @@ def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str
 class InProcessImpl:
     """Imports the package at `path` into this process. Used by pytest and notebooks."""
 
-    def __init__(self, path: Path, name: str | None = None, *, libraries: tuple[str, ...] | None = None,
-                 framework: str = "torch"):
+    def __init__(self, path: Path, name: str | None = None, *, adapter: "Adapter",
+                 libraries: tuple[str, ...] | None = None):
         self.path = Path(path)
         self.name = name or self.path.name
         self.libraries = libraries  # None: any import (the mutation corpus, trusted test data)
-        self.framework = framework
+        self.adapter = adapter  # the framework the package is written in
         self._package: ModuleType | None = None
         self._import_failure: Outcome | None = None  # imported once: a failing import is not run again
 
@@ -187,9 +188,8 @@ class InProcessImpl:
         if self._import_failure is not None:
             raise self._import_failure
         if self._package is None:
-            adapter = frameworks.adapter(self.framework)
-            adapter.prepare()
-            allowed = None if self.libraries is None else (*adapter.imports, *self.libraries)
+            self.adapter.prepare()
+            allowed = None if self.libraries is None else (*self.adapter.imports, *self.libraries)
             try:
                 self._package = load_package(self.path, allowed)
             except Outcome as failure:
@@ -203,24 +203,25 @@ class InProcessImpl:
                 fn = self._function(module, function)
                 yield call_checked(fn, exercise=exercise, function=function, kwargs=kwargs,
                                    forbidden_calls=forbidden_calls, deep_guard=deep_guard, max_tensor_mb=budget,
-                                   framework=self.framework)
+                                   adapter=self.adapter)
             except Outcome as outcome:
                 yield outcome
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         fn = self._function(module, function)
-        return frameworks.adapter(self.framework).vjp(fn, exercise=exercise, function=function, kwargs=kwargs,
-                                                      forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
+        return self.adapter.vjp(fn, exercise=exercise, function=function, kwargs=kwargs,
+                                forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
 
 
-def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output):
+def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output,
+             adapter: "Adapter"):
     """Output and gradients of <output, cotangent> (summed over the outputs of a function returning several)
     with respect to the tensors named in `wrt`; None for an argument the output does not depend on through
     autograd (no gradient reaches it)."""
     leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
     with torch.enable_grad():
         output = as_output(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
-                                  forbidden_calls=forbidden_calls), function)  # torch: autograd
+                                  forbidden_calls=forbidden_calls, adapter=adapter), function)  # autograd
         pairs = list(zip(parts(output), parts(cotangent)))
         if len(parts(output)) != len(parts(cotangent)) or any(o.shape != c.shape for o, c in pairs):
             raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in parts(output)],
@@ -241,12 +242,12 @@ def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, 
 class FileImpl(InProcessImpl):
     """One .py file providing run_* functions (the mutation corpus: a bug or an alternative per file)."""
 
-    def __init__(self, path: Path, name: str | None = None, *, framework: str = "torch"):
-        super().__init__(path, name or Path(path).stem, framework=framework)
+    def __init__(self, path: Path, name: str | None = None, *, adapter: "Adapter"):
+        super().__init__(path, name or Path(path).stem, adapter=adapter)
 
     def _function(self, module: str, function: str) -> Callable:
         if self._package is None:
-            frameworks.adapter(self.framework).prepare()
+            self.adapter.prepare()
             name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
@@ -268,14 +269,14 @@ class FileImpl(InProcessImpl):
 class FunctionImpl(InProcessImpl):
     """One callable standing in for a whole package (a notebook's check()): it answers for `function` only."""
 
-    def __init__(self, fn: Callable, *, function: str, framework: str = "torch"):
+    def __init__(self, fn: Callable, *, function: str, adapter: "Adapter"):
         if not callable(fn):
             raise TypeError(f"check() needs a function for {function}, got {type(fn).__name__}")
-        super().__init__(Path("."), name=getattr(fn, "__name__", "notebook"), framework=framework)
+        super().__init__(Path("."), name=getattr(fn, "__name__", "notebook"), adapter=adapter)
         self._fn, self._answers_for = fn, function
 
     def _function(self, module: str, function: str) -> Callable:
         if function != self._answers_for:
             raise NotImplementedByStudent("only_this_function", given=self._answers_for, function=function)
-        frameworks.adapter(self.framework).prepare()
+        self.adapter.prepare()
         return self._fn

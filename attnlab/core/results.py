@@ -5,6 +5,7 @@ These are the only shapes results take; JSON, CSV, Gradescope and the HTML repor
 
 from dataclasses import asdict, dataclass, field
 
+from attnlab.core.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from attnlab.core.status import Status
 
 
@@ -56,7 +57,7 @@ class SubmissionResult:
     duration_s: float
     harness_version: str
     assignment: str = "attention"  # course.yaml's assignment id the submission was graded for
-    framework: str = "torch"  # what the submission was written in and graded as (attnlab.core.frameworks)
+    framework: str = DEFAULT_FRAMEWORK  # what the submission was written in and graded as (a framework's name)
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
 
     def to_json(self) -> dict:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LANGS = ("en", "zh")
+from attnlab.core.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from attnlab.core.frameworks import NAMES as FRAMEWORKS
+
 ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device")
 TENSOR_DTYPES = ("float32", "float64", "bfloat16", "float16")
 CASE_CHECKS = ("value",)
@@ -139,7 +141,7 @@ class ExerciseSpec:
     returns: tuple[Output, ...] = (Output("output", None),)
     path: Path = field(compare=False, default=Path())
     kind: str = "function"
-    frameworks: tuple[str, ...] = ("torch", "numpy", "jax", "mindspore")  # what it can be written in
+    frameworks: tuple[str, ...] = FRAMEWORKS  # what it can be written in
     # a framework's own tolerances for some dtypes (spec `tolerance: <framework>: {float64: ...}`)
     framework_tolerance: Mapping[str, Mapping[str, Tolerance]] = field(default_factory=dict, compare=False)
     # a framework's own description, hints and misconception messages (FrameworkWords)
@@ -189,8 +191,6 @@ class QuizSpec:
     kind: str = "quiz"
 
 
-FRAMEWORKS = ("torch", "numpy", "jax", "mindspore")
-
 
 @dataclass(frozen=True)
 class Assignment:
@@ -200,7 +200,7 @@ class Assignment:
     title: Text
     total_points: float
     exercise_ids: tuple[str, ...]
-    framework: str = "torch"  # what students write it in (one of FRAMEWORKS)
+    framework: str  # what students write it in (one of FRAMEWORKS; course.yaml's default: DEFAULT_FRAMEWORK)
 
 
 @dataclass(frozen=True)
@@ -240,4 +240,4 @@ class Course:
 
     @property
     def framework(self) -> str:
-        return self.assignment.framework if self.assignment else "torch"
+        return self.assignment.framework if self.assignment else DEFAULT_FRAMEWORK

@@ -7,11 +7,13 @@ from typing import Any
 
 import yaml
 
+from attnlab.core.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from attnlab.core.frameworks import NAMES as FRAMEWORKS
+from attnlab.core.frameworks import OTHERS
+from attnlab.core.i18n import LANGS
 from attnlab.core.spec import (
     ARG_KINDS,
     CASE_CHECKS,
-    FRAMEWORKS,
-    LANGS,
     TENSOR_DTYPES,
     ArgRecipe,
     Assignment,
@@ -232,14 +234,13 @@ def tolerance(node: Node) -> tuple[dict[str, Tolerance], str, dict[str, dict[str
     own atol/rtol for some dtypes (`mindspore: {float64: {atol: ..., rtol: ...}}`), which replace the general
     ones when the exercise is graded in that framework (ExerciseSpec.in_framework)."""
     tol = node.mapping("tolerance")
-    others = tuple(f for f in FRAMEWORKS if f != "torch")
-    tol.only({*TENSOR_DTYPES, "why", *others})
+    tol.only({*TENSOR_DTYPES, "why", *OTHERS})
     by_dtype = _by_dtype(tol)
     for dtype in ("float32", "float64"):
         if dtype not in by_dtype:
             raise tol.child(dtype).fail("atol/rtol for this dtype (float32 and float64 are required)")
     by_framework = {}
-    for framework in others:
+    for framework in OTHERS:
         if framework in tol.value:
             own = tol.mapping(framework)
             own.only(set(TENSOR_DTYPES))
@@ -407,7 +408,7 @@ def _assignment(node: Node) -> Assignment:
         raise node.child("exercises").fail("a list of exercise ids", list(exercise_ids))
     return Assignment(id=node.get("id", str), title=text(node, "title"),
                       total_points=float(node.get("total_points", (int, float))), exercise_ids=exercise_ids,
-                      framework=node.one_of("framework", FRAMEWORKS, "torch"))
+                      framework=node.one_of("framework", FRAMEWORKS, DEFAULT_FRAMEWORK))
 
 
 def _choose(assignments: tuple[Assignment, ...], wanted: str | None, node: Node) -> Assignment:

@@ -18,7 +18,10 @@ own, read the general text. ExerciseSpec.in_framework applies them; spec_load.ex
 
 from typing import TYPE_CHECKING
 
-from attnlab.core.spec import FRAMEWORKS, LANGS, FrameworkWords, Misconception, Text
+from attnlab.core.frameworks import DEFAULT, OTHERS
+from attnlab.core.frameworks import NAMES as FRAMEWORKS
+from attnlab.core.i18n import LANGS
+from attnlab.core.spec import FrameworkWords, Misconception, Text
 
 if TYPE_CHECKING:  # spec_load imports this module
     from attnlab.core.spec_load import Node
@@ -27,12 +30,13 @@ if TYPE_CHECKING:  # spec_load imports this module
 def _own_keys(node: "Node", frameworks: tuple[str, ...]) -> list[str]:
     """The frameworks `node` gives their own text; anything but en, zh and those is an error naming the key."""
     for key in node.value:
-        if key == "torch":
-            raise node.child(key).fail("no torch key: the general text (en, zh) is what torch's students read", key)
+        if key == DEFAULT:
+            raise node.child(key).fail(f"no {DEFAULT} key: the general text (en, zh) is what {DEFAULT}'s students "
+                                       "read", key)
         if key in FRAMEWORKS and key not in frameworks:
             raise node.child(key).fail(f"a framework the exercise is written in (frameworks: {list(frameworks)})",
                                        key)
-    node.only({*LANGS, *(f for f in frameworks if f != "torch")})
+    node.only({*LANGS, *(f for f in frameworks if f in OTHERS)})
     return [f for f in frameworks if f in node.value]
 
 

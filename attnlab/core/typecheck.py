@@ -6,7 +6,6 @@ dims must agree). When it fails, the student reads a sentence, not a beartype du
 """
 
 import inspect
-import sys
 import threading
 import types
 import typing
@@ -24,8 +23,9 @@ from attnlab.core.outcomes import ShapeError
 
 # jaxtyping's first jaxtyped() imports JAX, where it is installed, only to hide jaxtyping's frames from
 # JAX's tracebacks: a second of import and JAX's memory in every torch, NumPy or MindSpore process (a
-# student's pytest, the judge). The harness's own jaxtyped() calls never run under JAX's tracing.
-if "jax" not in sys.modules and hasattr(jaxtyping, "_decorator"):
+# student's pytest, the judge). The harness's own jaxtyped() calls never run under JAX's tracing, in a JAX
+# course either, so the flag only ever costs.
+if hasattr(jaxtyping, "_decorator"):
     jaxtyping._decorator._tb_flag = False
 
 # (function, what the check looks at) of calls that passed: a grading run checks the same few hundred

@@ -32,11 +32,11 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab.core import frameworks, paths
+from attnlab.core import config, frameworks, paths
 from attnlab.core.impl import FileImpl
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, run_checks
-from attnlab.core.spec import FRAMEWORKS, Course
+from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 
@@ -52,11 +52,16 @@ class Mutant:
     diagnosis: str | None = None  # the misconception id a bug should be diagnosed as
     also_diagnosed: tuple[str, ...] = ()  # other ids its output may legitimately match on some case
     pending: str = ""  # why this entry does not behave yet (a known gap in the checks)
-    framework: str = "torch"  # what it is written in: tests/mutations/<exercise>/<framework>/ for non-torch
+    # what it is written in: its folder's name, tests/mutations/<exercise>/<framework>/ for all but the default
+    framework: str = frameworks.DEFAULT
+
+    @property
+    def adapter(self):
+        return frameworks.adapter(self.framework)
 
     @property
     def name(self) -> str:
-        inside = "" if self.framework == "torch" else f"{self.framework}/"
+        inside = f"{self.framework}/" if self.framework in frameworks.OTHERS else ""
         return f"{self.exercise}/{inside}{self.path.stem}"
 
 
@@ -80,10 +85,11 @@ def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
     """Every bug_*.py and alt_*.py under root/<exercise_id>/ (torch) and root/<exercise_id>/<framework>/,
     sorted by exercise, framework and file name."""
     mutants = []
-    found_paths = [(p, p.parent.name, "torch") for p in Path(root).glob("*/*.py")]
+    found_paths = [(p, p.parent.name, frameworks.DEFAULT) for p in Path(root).glob("*/*.py")]
     found_paths += [(p, p.parent.parent.name, p.parent.name) for p in Path(root).glob("*/*/*.py")
-                    if p.parent.name in FRAMEWORKS and p.parent.name != "torch"]
-    for path, exercise, framework in sorted(found_paths, key=lambda f: (f[1], f[2] != "torch", f[2], f[0].name)):
+                    if p.parent.name in frameworks.OTHERS]
+    order = frameworks.NAMES.index
+    for path, exercise, framework in sorted(found_paths, key=lambda f: (f[1], order(f[2]), f[0].name)):
         kind = next((k for prefix, k in KINDS.items() if path.name.startswith(prefix)), None)
         if kind is not None:
             found = declarations(path)
@@ -95,7 +101,7 @@ def discover(root: Path = CORPUS_DIR) -> list[Mutant]:
 def evaluate(mutant: Mutant, course: Course) -> list[CheckResult]:
     """All checks of the mutant's exercise run against the mutant file (in this process)."""
     exercise = course.find(mutant.exercise).in_framework(mutant.framework)  # its tolerances in that framework
-    ctx = make_context(exercise, FileImpl(mutant.path, framework=mutant.framework))
+    ctx = make_context(exercise, FileImpl(mutant.path, adapter=mutant.adapter))
     with warnings.catch_warnings():  # the corpus is buggy on purpose (e.g. .T on 3-D tensors); not news
         warnings.simplefilter("ignore")
         return run_checks(ctx)
@@ -197,13 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("exercise_id", nargs="?", help="only this exercise id (its quality report)")
     parser.add_argument("--exercise", help="the same, as an option")
     parser.add_argument("--root", type=Path, default=CORPUS_DIR, help="corpus directory")
-    parser.add_argument("--framework", choices=FRAMEWORKS, help="only this framework's entries")
+    config.add_arguments(parser, ("framework",))  # here: only this framework's entries
     args = parser.parse_args(argv)
     args.exercise = args.exercise or args.exercise_id
     course = load_course(paths.SPEC_DIR)
     mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)
                and args.framework in (None, m.framework)]
-    absent = sorted({m.framework for m in mutants if not frameworks.adapter(m.framework).available()})
+    absent = sorted({m.framework for m in mutants if not m.adapter.available()})
     if absent:
         if args.framework:
             parser.error(f"{args.framework} is not installed here")

@@ -31,8 +31,10 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from attnlab import __version__
-from attnlab.core import frameworks, limits, paths
-from attnlab.core.spec import FRAMEWORKS, Course, QuizSpec, SpecError
+from attnlab.core import config, frameworks, paths
+from attnlab.core.config import Limits
+from attnlab.core.frameworks.base import Adapter
+from attnlab.core.spec import Course, QuizSpec, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
 
 PACKAGE = "attention"  # the student's working package in the handout
@@ -57,17 +59,17 @@ def _templates() -> Environment:
                        undefined=StrictUndefined)
 
 
-def framework_requirements(framework: str) -> list[str]:
-    """What a framework other than torch and numpy adds (pyproject.toml's optional dependencies)."""
+def framework_requirements(adapter: Adapter) -> list[str]:
+    """What a framework that is not a core dependency adds (its extra in pyproject.toml's optional dependencies)."""
     import tomllib
 
-    if framework in ("torch", "numpy"):
+    if adapter.extra is None:
         return []
     pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     extras = pyproject["project"].get("optional-dependencies", {})
-    if framework not in extras:
-        raise ReleaseError(f"pyproject.toml: no optional dependencies [{framework}] to install the framework with")
-    return list(extras[framework])
+    if adapter.extra not in extras:
+        raise ReleaseError(f"pyproject.toml: no optional dependencies [{adapter.extra}] to install {adapter.name} with")
+    return list(extras[adapter.extra])
 
 
 def requirements(names: tuple[str, ...]) -> list[str]:
@@ -134,7 +136,7 @@ def package_files(course: Course) -> list[str]:
 def template_sources(course: Course) -> dict[str, Path]:
     """name -> generated file of each template file of the assignment's package; the quiz's answers file is
     the same in every framework (student_template/)."""
-    stubs = paths.template_dir(course.framework)
+    stubs = paths.template_dir(frameworks.adapter(course.framework))
     found = {name: stubs / name for name in ("__init__.py", *(f"{e.module}.py" for e in course.coded))}
     found.update({e.answers_file: paths.TEMPLATE_DIR / e.answers_file
                   for e in course.exercises if isinstance(e, QuizSpec)})
@@ -146,7 +148,8 @@ def copy_package_template(course: Course, target: Path) -> None:
     sources = template_sources(course)
     missing = [f"{e.module}.py" for e in course.coded if f"{e.module}.py" not in sources]
     if missing:
-        raise ReleaseError(f"{paths.template_dir(course.framework)} lacks {', '.join(sorted(set(missing)))}: "
+        stubs = paths.template_dir(frameworks.adapter(course.framework))
+        raise ReleaseError(f"{stubs} lacks {', '.join(sorted(set(missing)))}: "
                            f"write reference/{course.framework}/ and run `python -m attnlab.instructor.generate "
                            "template`")
     for name, source in sources.items():
@@ -244,7 +247,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
     """Write out/<assignment>/handout/ from scratch (default: the course's first assignment, in its own
     framework); return it."""
     course = load_course(paths.SPEC_DIR, assignment, framework)
-    adapter = frameworks.adapter(course.framework)
+    adapter = frameworks.adapter(course.framework)  # need not be installed here: nothing of it runs
     _check_template(course)
     handout = _fresh(release_dir(out, course, framework) / "handout")
     for name in (PACKAGE, "student_template"):  # the working copy and the pristine stubs
@@ -255,12 +258,13 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
     copy_viz(course, handout / "fixtures" / "_viz")
     copy_laws(course, handout / "fixtures")
     values = {"course": course, "package": PACKAGE, "version": __version__, "torch_pin": TORCH_PIN,
-              "requirements": requirements(HANDOUT_DEPS + course.libraries) + framework_requirements(course.framework),
-              "framework": course.framework, "array_type": adapter.array_type,
+              "requirements": requirements(HANDOUT_DEPS + course.libraries) + framework_requirements(adapter),
+              "framework": adapter.name, "array_type": adapter.array_type, "module_class": adapter.module_class,
+              "default_framework": adapter.subfolder == "",
               "generator_kind": adapter.generator_kind, "imports": adapter.imports,
               "lacks": sorted(str(d).removeprefix("torch.") for d in adapter.unsupported),
               "coded_points": sum(e.points for e in course.coded),
-              "time_limit": f"{limits.exercise_cpu_s(course.framework):g}"}
+              "time_limit": f"{Limits.for_adapter(adapter).timeout_s:g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):
         text = env.get_template(f"handout/{template}").render(**values)
@@ -269,19 +273,19 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
     return handout
 
 
-def _stage_autograder(stage: Path, course: Course) -> None:
+def _stage_autograder(stage: Path, course: Course, adapter: Adapter) -> None:
     shutil.copy2(paths.ROOT / "grade.py", stage / "grade.py")
     copy_package(stage / "attnlab", GRADER_PACKAGES)
     shutil.copytree(paths.REFERENCE_DIR, stage / "reference", ignore=_ignore())
     copy_spec(course, stage / "spec", visible_only=False)  # hidden cases too: grading needs them
-    paths.copy_template(stage / "student_template", course.framework)  # graded by self_test.py
+    paths.copy_template(stage / "student_template", adapter)  # graded by self_test.py
     files = RELEASE_FILES / "autograder"
     for name in ("run_autograder", "finish_results.py", "self_test.py"):
         shutil.copy2(files / name, stage / name)
     setup = _templates().get_template("autograder/setup.sh.j2").render(torch_pin=TORCH_PIN, torch_index=torch_index())
     (stage / "setup.sh").write_text(setup, encoding="utf-8")
     # student code may import the course's libraries: installed in the image
-    wanted = requirements(GRADER_DEPS + course.libraries) + framework_requirements(course.framework)
+    wanted = requirements(GRADER_DEPS + course.libraries) + framework_requirements(adapter)
     (stage / "requirements.txt").write_text("\n".join(wanted) + "\n", encoding="utf-8")
 
 
@@ -314,7 +318,7 @@ def build_autograder(*, out: Path, assignment: str | None = None, framework: str
     target = release_dir(out, course, framework) / "autograder.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="attnlab-autograder-") as work:
-        _stage_autograder(Path(work), course)
+        _stage_autograder(Path(work), course, frameworks.adapter(course.framework))
         _zip_tree(Path(work), target)
     return target
 
@@ -324,9 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=["handout", "autograder", "all"])
     parser.add_argument("--out", type=Path, default=paths.ROOT / "dist",
                         help="output directory (default: dist/); releases go to OUT/<assignment>/")
-    parser.add_argument("--assignment", default=None, help="which assignment of spec/course.yaml (default: first)")
-    parser.add_argument("--framework", default=None, choices=FRAMEWORKS,
-                        help="the framework students write in (default: the assignment's framework:)")
+    config.add_arguments(parser, ("assignment", "framework"))
     opts = parser.parse_args(argv)
     chosen = {"out": opts.out, "assignment": opts.assignment, "framework": opts.framework}
     try:

@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from attnlab.core import paths
 from attnlab.core.catalogue import CATALOGUE
+from attnlab.core.frameworks import DEFAULT
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
@@ -50,7 +51,7 @@ def _course(results: list[dict]) -> Course | None:
     """The course of the assignment the results were graded for, in their framework (its misconception
     sentences are in that framework's words)."""
     assignments = sorted({str(r.get("assignment", "attention")) for r in results})
-    frameworks = sorted({str(r.get("framework", "torch")) for r in results})  # untrusted: one known, or none
+    frameworks = sorted({str(r.get("framework", DEFAULT)) for r in results})  # untrusted: one known, or none
     framework = frameworks[0] if len(frameworks) == 1 and frameworks[0] in FRAMEWORKS else None
     try:
         return load_course(paths.SPEC_DIR, assignments[0] if len(assignments) == 1 else None, framework)

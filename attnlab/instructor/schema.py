@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from attnlab.core import paths
+from attnlab.core.frameworks import NAMES as FRAMEWORKS
+from attnlab.core.frameworks import OTHERS
+from attnlab.core.i18n import LANGS
 from attnlab.core.spec import (
     ARG_KINDS,
     CASE_CHECKS,
-    FRAMEWORKS,
-    LANGS,
     TENSOR_DTYPES,
     ArgRecipe,
     Assignment,
@@ -49,7 +50,7 @@ TEXT = {"$ref": "#/$defs/Text"}
 WORDED = {"$ref": "#/$defs/WordedText"}  # a Text, and each framework's own (attnlab.core.spec_words)
 
 
-OWN_WORDS = tuple(f for f in FRAMEWORKS if f != "torch")  # the general text is torch's
+OWN_WORDS = OTHERS  # the general text is the default framework's
 
 
 def _hint_lists(**limits: int) -> dict:
@@ -177,7 +178,7 @@ def exercise_schema() -> dict:
     tolerances = {dtype: {"$ref": "#/$defs/Tolerance"} for dtype in TENSOR_DTYPES}
     own = {framework: {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": tolerances,
                        "description": f"{framework}'s own tolerance for some dtypes (docs/mindspore.md)"}
-           for framework in FRAMEWORKS if framework != "torch"}
+           for framework in OTHERS}
     defs["Tolerances"] = {"type": "object", "required": ["float32", "float64", "why"], "additionalProperties": False,
                           "properties": {**tolerances, **own, "why": {"type": "string", "minLength": 20}}}
     return _document("exercise", "spec/<id>.yaml: one coded exercise", "ExerciseSpec", defs)

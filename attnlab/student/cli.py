@@ -19,17 +19,16 @@ import re
 import sys
 from pathlib import Path
 
-from attnlab.core import frameworks, paths
+from attnlab.core import config, paths
+from attnlab.core.config import Run
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
 from attnlab.core.names import slug
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.quiz import problem_lines, quiz_state
 from attnlab.core.scoring import grade_exercise, make_context
-from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
-from attnlab.core.spec_load import load_course
+from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import Status
-from attnlab.student.choice import Choice
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_submission, default_name
 from attnlab.student.text import counted, pad, quiz_word, render_hints, render_result, say, status_word
@@ -86,22 +85,24 @@ def _quiz_row(width: int, quiz: QuizSpec, package: Path, lang: str) -> tuple[str
     return row, problem_lines(quiz, state, lang)
 
 
-def chosen(opts) -> Choice:
-    return Choice(opts.assignment, opts.framework, opts.device)
+def implementation(package: Path, run: Run) -> InProcessImpl:
+    return InProcessImpl(package, name=package.name, libraries=run.course.libraries, adapter=run.adapter)
 
 
-def implementation(package: Path, course) -> InProcessImpl:
-    return InProcessImpl(package, name=package.name, libraries=course.libraries, framework=course.framework)
+def checked(exercise, impl: InProcessImpl, run: Run):
+    """The exercise's visible checks of `impl`, under the exercise's time limit."""
+    return grade_exercise(make_context(exercise, time_limited(impl, exercise.id, run.limits), lang=run.lang,
+                                       device=run.device), visible_only=True)
 
 
-def cmd_status(opts, lang: str) -> int:
+def cmd_status(opts, run: Run) -> int:
+    lang, course = run.lang, run.course
     package = resolve_package(opts.impl, lang=lang)
-    course = chosen(opts).course()
     width = max([len(e.id) for e in course.exercises] + [text_width(say("total", lang))]) + 2
-    impl = implementation(package, course)
+    impl = implementation(package, run)
     print(say("status_title", lang, package=package))
     try:
-        load_package(package, (*frameworks.adapter(impl.framework).imports, *course.libraries))
+        load_package(package, (*run.adapter.imports, *course.libraries))
     except SubmissionError as problem:
         print(say("import_failed", lang, problem=problem.text(lang)))
     columns = ("col_exercise", "col_status", "col_checks", "col_points")
@@ -112,8 +113,7 @@ def cmd_status(opts, lang: str) -> int:
             row, quiz_problems = _quiz_row(width, exercise, package, lang)
             print(row)
             continue
-        result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang,
-                                             device=opts.device), visible_only=True)
+        result = checked(exercise, impl, run)
         passed, total = counted(result.checks)
         print(_row(width, exercise.id, status_word(result.status, lang), f"{passed}/{total}",
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
@@ -129,48 +129,45 @@ def cmd_status(opts, lang: str) -> int:
     return 0
 
 
-def cmd_check(opts, lang: str) -> int:
-    course = chosen(opts).course()
-    exercise = exercise_spec(opts.exercise, lang, course)
-    package = resolve_package(opts.impl, lang=lang)
-    impl = implementation(package, course)
-    result = grade_exercise(make_context(exercise, time_limited(impl, exercise.id), lang=lang, device=opts.device),
-                            visible_only=True)
-    print(render_result(exercise, result, lang))
+def cmd_check(opts, run: Run) -> int:
+    exercise = exercise_spec(opts.exercise, run.lang, run.course)
+    package = resolve_package(opts.impl, lang=run.lang)
+    result = checked(exercise, implementation(package, run), run)
+    print(render_result(exercise, result, run.lang))
     return 0 if result.status == Status.PASSED else 1
 
 
-def cmd_hint(opts, lang: str) -> int:
-    print(render_hints(exercise_spec(opts.exercise, lang, chosen(opts).course()), lang))
+def cmd_hint(opts, run: Run) -> int:
+    print(render_hints(exercise_spec(opts.exercise, run.lang, run.course), run.lang))
     return 0
 
 
-def cmd_viz(opts, lang: str) -> int:
+def cmd_viz(opts, run: Run) -> int:
     from attnlab.student import viz
 
-    course = chosen(opts).course()
+    lang, course = run.lang, run.course
     exercise = exercise_spec(opts.exercise, lang, course)
     if viz.picture_of(exercise) is None:
         supported = ", ".join(viz.drawable(course))
         raise UsageError(say("viz_unsupported", lang, id=exercise.id, supported=supported))
     package = resolve_package(opts.impl, lang=lang)
     out = Path(opts.output or f"{exercise.id}-attention.png")
-    impl = implementation(package, course)
-    problem = viz.draw(exercise, time_limited(impl, exercise.id), out, lang=lang)
+    problem = viz.draw(exercise, time_limited(implementation(package, run), exercise.id, run.limits), out, lang=lang)
     if problem:
         print(say("viz_yours_failed", lang, problem=problem))
     print(say("viz_written", lang, path=out))
     return 1 if problem else 0
 
 
-def cmd_submit(opts, lang: str) -> int:
+def cmd_submit(opts, run: Run) -> int:
+    lang = run.lang
     package = resolve_package(opts.impl, lang=lang)
     student = slug(opts.name) if opts.name is not None else default_name()
     if not student:
         raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
     print(t("intake.submit_name", lang, name=student))
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
-    for warning in quiz_warnings(package, lang):
+    for warning in quiz_warnings(package, run):
         print(warning)
     if made.skipped:
         print(say("submit_skipped", lang, names=", ".join(made.skipped)))
@@ -178,9 +175,10 @@ def cmd_submit(opts, lang: str) -> int:
     return 0
 
 
-def quiz_warnings(package: Path, lang: str) -> list[str]:
+def quiz_warnings(package: Path, run: Run) -> list[str]:
     """What `attnlab submit` warns about the quiz: unanswered questions, answers that would score nothing."""
-    quiz = next((e for e in load_course(paths.SPEC_DIR).exercises if isinstance(e, QuizSpec)), None)
+    lang = run.lang
+    quiz = next((e for e in run.course.exercises if isinstance(e, QuizSpec)), None)
     if quiz is None:
         return []
     state = quiz_state(quiz, package)
@@ -194,14 +192,8 @@ def quiz_warnings(package: Path, lang: str) -> list[str]:
 def parser() -> argparse.ArgumentParser:
     # options valid before or after the command; SUPPRESS keeps a subcommand from resetting them
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--lang", choices=["en", "zh"], default=argparse.SUPPRESS,
-                        help="language (default: locale)")
     common.add_argument("--impl", default=argparse.SUPPRESS, help="your package directory (see below)")
-    common.add_argument("--assignment", default=argparse.SUPPRESS,
-                        help="which assignment of course.yaml (default: the first; a handout has one)")
-    common.add_argument("--framework", choices=FRAMEWORKS, default=argparse.SUPPRESS,
-                        help="what your code is written in (default: the assignment's)")
-    common.add_argument("--device", default=argparse.SUPPRESS, help="where your code runs, e.g. cuda (default cpu)")
+    config.add_arguments(common, suppress=True)  # --assignment, --framework, --device, --lang
     top = argparse.ArgumentParser(prog="attnlab", parents=[common], description=__doc__.split("\n")[0],
                                   epilog=__doc__.split("\n\n", 1)[1],
                                   formatter_class=argparse.RawTextHelpFormatter)
@@ -225,11 +217,10 @@ COMMANDS = {"status": cmd_status, "check": cmd_check, "hint": cmd_hint, "viz": c
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
     opts.impl = getattr(opts, "impl", None)
-    for name, default in (("assignment", None), ("framework", None), ("device", "cpu")):
-        setattr(opts, name, getattr(opts, name, default))
     lang = getattr(opts, "lang", None) or default_lang()
     try:
-        return COMMANDS[opts.command](opts, lang)
+        run = config.resolve(**{**{name: getattr(opts, name, None) for name in config.RUN_OPTIONS}, "lang": lang})
+        return COMMANDS[opts.command](opts, run)
     except Outcome as exc:
         print(f"attnlab {opts.command}: {exc.text(lang)}", file=sys.stderr)
         return 2

@@ -17,14 +17,13 @@ limit an exercise has when graded (attnlab.student.timer).
 import sys
 from collections.abc import Callable
 
-from attnlab.core import paths
+from attnlab.core import config, paths
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.results import ExerciseResult
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec import Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
-from attnlab.student.choice import Choice
 from attnlab.student.html_view import as_html
 from attnlab.student.text import Line, as_text, hint_lines, result_lines, say, status_word
 from attnlab.student.timer import time_limited
@@ -127,11 +126,11 @@ def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool
           framework: str | None = None, assignment: str | None = None, device: str = "cpu") -> CheckReport:
     """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False). `fn` is
     written in `framework` (default: the assignment's, from course.yaml) and runs on `device`."""
-    lang = lang or default_lang()
-    course = Choice(assignment, framework, device).course()
-    exercise = exercise_spec(exercise_id, lang, course)
-    impl = time_limited(FunctionImpl(fn, function=exercise.function, framework=course.framework), exercise.id)
-    result = grade_exercise(make_context(exercise, impl, lang=lang, device=device), visible_only=True)
+    run = config.resolve(assignment=assignment, framework=framework, device=device, lang=lang)
+    lang = run.lang
+    exercise = exercise_spec(exercise_id, lang, run.course)
+    impl = time_limited(FunctionImpl(fn, function=exercise.function, adapter=run.adapter), exercise.id, run.limits)
+    result = grade_exercise(make_context(exercise, impl, lang=lang, device=run.device), visible_only=True)
     report = CheckReport(result, result_lines(exercise, result, lang), lang)
     if show:
         report.show()

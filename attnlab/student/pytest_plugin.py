@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.core import config as run_config
 from attnlab.core import paths, shutdown
 from attnlab.core.checks import hint_line, run_case, run_property
 from attnlab.core.i18n import default_lang, t
@@ -25,9 +26,8 @@ from attnlab.core.impl import InProcessImpl
 from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, summarise
-from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
+from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
-from attnlab.student.choice import Choice
 from attnlab.student.text import counted, pad, quiz_word, status_word
 from attnlab.student.timer import time_limited
 
@@ -37,15 +37,8 @@ STATE = pytest.StashKey[dict]()
 def pytest_addoption(parser):
     group = parser.getgroup("attnlab")
     group.addoption("--impl", default=None, help="package directory to test (default: ini attnlab_impl)")
-    group.addoption("--lang", default=None, choices=["en", "zh"], help="feedback language (default: locale)")
-    group.addoption("--assignment", default=None, help="only this assignment's exercises (default: ini "
-                    "attnlab_assignment, else every assignment's)")
-    group.addoption("--framework", default=None, choices=FRAMEWORKS,
-                    help="what the package is written in (default: ini attnlab_framework, else the assignment's)")
-    group.addoption("--device", default="cpu", help="where the calls run, e.g. cuda (default cpu)")
     parser.addini("attnlab_impl", "default package directory under test", default="reference")
-    parser.addini("attnlab_assignment", "default assignment", default="")
-    parser.addini("attnlab_framework", "default framework of the package under test", default="")
+    run_config.add_pytest_options(parser)  # --assignment, --framework, --device, --lang: as attnlab and grade.py
 
 
 def pytest_configure(config):
@@ -56,32 +49,35 @@ def pytest_configure(config):
     impl_path = Path(config.getoption("--impl") or config.getini("attnlab_impl"))
     if not impl_path.is_absolute():
         impl_path = (Path(config.rootpath) / impl_path).resolve()
-    choice = Choice(config.getoption("--assignment") or config.getini("attnlab_assignment") or None,
-                    config.getoption("--framework") or config.getini("attnlab_framework") or None,
-                    config.getoption("--device"))
-    config.stash[STATE] = {"course": None, "choice": choice,
-                           "impl": InProcessImpl(impl_path, name=impl_path.name, libraries=()),
-                           "lang": config.getoption("--lang") or default_lang(), "contexts": {}, "results": {},
+    options = {name: run_config.pytest_value(config, name) for name in run_config.RUN_OPTIONS}
+    config.stash[STATE] = {"run": None, "options": options, "impl": None, "impl_path": impl_path,
+                           "lang": options["lang"] or default_lang(), "contexts": {}, "results": {},
                            "stopped": {}, "reported": {}}
 
 
-def _course(config):
+def _run(config) -> run_config.Run:
+    """The run, resolved once the specs are first needed (collection): its course, adapter and limits."""
     state = config.stash[STATE]
-    if state["course"] is None:
+    if state["run"] is None:
         try:
-            course = state["choice"].course()
+            run = run_config.resolve(**{**state["options"], "lang": state["lang"]})
         except (SpecError, ValueError) as exc:
             raise pytest.UsageError(str(exc)) from None
-        state["course"] = course
-        state["impl"].libraries, state["impl"].framework = course.libraries, course.framework
-    return state["course"]
+        state["run"] = run
+        state["impl"] = InProcessImpl(state["impl_path"], name=state["impl_path"].name,
+                                      libraries=run.course.libraries, adapter=run.adapter)
+    return state["run"]
+
+
+def _course(config):
+    return _run(config).course
 
 
 def _collected(config) -> set[str]:
     """With --assignment, its exercises; else every assignment's that can be written in the chosen framework
     (a handout holds one assignment)."""
     course = _course(config)
-    if config.stash[STATE]["choice"].assignment is not None:
+    if config.stash[STATE]["options"]["assignment"] is not None:
         return {e.id for e in course.exercises}
     return {e.id for e in course.everything if course.framework in getattr(e, "frameworks", (course.framework,))}
 
@@ -164,9 +160,9 @@ def _context(config, exercise):
     state = config.stash[STATE]
     if exercise.id not in state["contexts"]:
         # one time limit per exercise, shared by its items, as in grading
-        impl = time_limited(state["impl"], exercise.id)
-        state["contexts"][exercise.id] = make_context(exercise, impl, lang=state["lang"],
-                                                      device=state["choice"].device)
+        run = _run(config)
+        impl = time_limited(state["impl"], exercise.id, run.limits)
+        state["contexts"][exercise.id] = make_context(exercise, impl, lang=state["lang"], device=run.device)
     return state["contexts"][exercise.id]
 
 
@@ -175,7 +171,7 @@ def _question(config, quiz: QuizSpec, question) -> CheckResult:
     state = config.stash[STATE]
     key = answer_key(quiz)
     if key is None:
-        answers = quiz_state(quiz, state["impl"].path)
+        answers = quiz_state(quiz, state["impl_path"])
         problems = problem_lines(quiz, answers, state["lang"]) if answers.file_problem else [
             t("quiz_format_line", state["lang"], file=quiz.answers_file, id=question.id, problem=problem)
             for problem in [answers.answers[question.id].problem] if problem is not None]
@@ -183,7 +179,7 @@ def _question(config, quiz: QuizSpec, question) -> CheckResult:
             return CheckResult(question.id, False, Status.FAILED, problems[0])
         said = "quiz_answered" if answers.answers[question.id].given else "quiz_unanswered"
         pytest.skip(t("student.quiz_later", state["lang"], state=t(f"student.{said}", state["lang"])))
-    answers = read_answers(state["impl"].path / quiz.answers_file)
+    answers = read_answers(state["impl_path"] / quiz.answers_file)
     result = grade_quiz(quiz, answers, key, lang=state["lang"])
     return next(c for c in result.checks if c.name == question.id)
 
@@ -220,7 +216,7 @@ def _not_implemented_lines(config, lang: str) -> list[str]:
 
 def _quiz_row(quiz: QuizSpec, state: dict) -> str:
     """The quiz where its key is not here (a handout): how much is answered, graded when submitted."""
-    answers, lang = quiz_state(quiz, state["impl"].path), state["lang"]
+    answers, lang = quiz_state(quiz, state["impl_path"]), state["lang"]
     return _row(quiz.id, quiz_word(answers, lang), f"{answers.answered}/{len(quiz.questions)}",
                 f"  – / {quiz.points:g}  ({t('cli.quiz_later', lang)})")
 
@@ -249,7 +245,7 @@ def pytest_terminal_summary(terminalreporter, config):
                          f"{result.score:6.2f} / {ex.points:g}"))
         earned, possible = earned + result.score, possible + ex.points
     tr = terminalreporter
-    tr.section(t("summary_title", lang, impl=state["impl"].name))
+    tr.section(t("summary_title", lang, impl=state["impl_path"].name))
     for line in _not_implemented_lines(config, lang):
         tr.write_line(line)
     tr.write_line(_row(*(t(key, lang) for key in ("col_exercise", "col_status", "col_checks", "col_points"))))

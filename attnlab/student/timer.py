@@ -1,5 +1,5 @@
 """The exercise time limit for checks that run in this process (`attnlab check` and `status`, pytest, the
-notebook's check()): the budget grade.py gives an exercise (attnlab.core.limits), so an endless loop ends
+notebook's check()): the budget grade.py gives an exercise (attnlab.core.config.Limits), so an endless loop ends
 here as it would when graded, as a "timeout" naming the limit, instead of hanging.
 
 The budget is CPU time of this process while the student's code runs (ITIMER_PROF), shared by all the
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from attnlab.core import limits
+from attnlab.core.config import Limits
 from attnlab.core.outcomes import TimeLimit
 
 REPEAT_S = 0.25  # once expired, the signal repeats: code that swallows one interruption gets another
@@ -29,9 +29,8 @@ class Expired(BaseException):
 class ExerciseClock:
     """One exercise's budget: `cpu_s` of CPU time, `wall_s` of wall-clock time, consumed while running()."""
 
-    def __init__(self, exercise: str, cpu_s: float = limits.EXERCISE_CPU_S, wall_s: float | None = None):
-        self.exercise, self.cpu_s = exercise, cpu_s
-        self.wall_s = limits.backstop(cpu_s) if wall_s is None else wall_s
+    def __init__(self, exercise: str, cpu_s: float, wall_s: float):
+        self.exercise, self.cpu_s, self.wall_s = exercise, cpu_s, wall_s
         self.cpu_left, self.wall_left = self.cpu_s, self.wall_s
         self.verdict: TimeLimit | None = None
         self._armed = False  # a signal still pending after the code returned must not raise elsewhere
@@ -97,6 +96,6 @@ class TimedImpl:
             raise self.clock.verdict from None
 
 
-def time_limited(impl, exercise: str) -> TimedImpl:
-    """`impl` with the exercise's time limit in its framework, read from attnlab.core.limits when called."""
-    return TimedImpl(impl, ExerciseClock(exercise, limits.exercise_cpu_s(getattr(impl, "framework", "torch"))))
+def time_limited(impl, exercise: str, limits: Limits) -> TimedImpl:
+    """`impl` with the exercise's time limit (the run's limits: its framework's, as grading gives it)."""
+    return TimedImpl(impl, ExerciseClock(exercise, limits.timeout_s, limits.backstop(limits.timeout_s)))

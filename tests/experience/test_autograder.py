@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import simulations
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.i18n import t
 from attnlab.instructor.release import build_autograder
 from attnlab.student.submit import build_submission
@@ -55,7 +55,7 @@ def submission_with(root: Path, tmp_path: Path, replacements: dict[str, str]) ->
     """The template with `replacements` (stub line -> body) made, uploaded as `attnlab submit` would."""
     package = tmp_path / "attention"
     package.mkdir()
-    for source in paths.template_dir().iterdir():
+    for source in paths.template_dir(frameworks.default()).iterdir():
         if source.is_file():
             text = source.read_text(encoding="utf-8")
             for stub, body in replacements.items():

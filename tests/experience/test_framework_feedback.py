@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.impl import FileImpl
 from attnlab.core.results import SubmissionResult
 from attnlab.core.scoring import grade_exercise, make_context
@@ -39,7 +39,7 @@ def diagnosed(results, misconception_id: str):
 
 def numpy_result(lang: str):
     exercise = COURSE.find("causal_mask").in_framework("numpy")
-    return grade_exercise(make_context(exercise, FileImpl(NUMPY_BUG, framework="numpy"), lang=lang))
+    return grade_exercise(make_context(exercise, FileImpl(NUMPY_BUG, adapter=frameworks.adapter("numpy")), lang=lang))
 
 
 def test_a_numpy_bug_is_diagnosed_in_numpys_words():
@@ -66,7 +66,7 @@ def test_a_mindspore_bug_is_diagnosed_in_mindspores_words():
     found = diagnosed(results, "merge_without_transpose")
     assert ".swapaxes(-3, -2)" in found.message and "view" not in found.message
     exercise = COURSE.find("multihead_self_attention").in_framework("mindspore")
-    feedback = grade_exercise(make_context(exercise, FileImpl(path, framework="mindspore"))).feedback
+    feedback = grade_exercise(make_context(exercise, FileImpl(path, adapter=frameworks.adapter("mindspore")))).feedback
     assert "ops.reshape(x.swapaxes(-3, -2)" in feedback and ".transpose(-3, -2)" not in feedback, feedback
 
 
@@ -105,7 +105,8 @@ def test_the_class_report_of_a_numpy_class_shows_numpys_sentences(tmp_path):
 @pytest.mark.e2e  # runs pytest
 def test_pytest_with_framework_numpy_tells_the_numpy_words(pytester, tmp_path, monkeypatch):
     package = tmp_path / "attention_pkg"
-    shutil.copytree(paths.reference_dir("numpy"), package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(paths.reference_dir(frameworks.adapter("numpy")), package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     bug = "def " + NUMPY_BUG.read_text(encoding="utf-8").split("def ", 1)[1]
     with (package / "attention.py").open("a", encoding="utf-8") as module:  # replaces the reference's function
         module.write("\n\n" + bug)
@@ -124,7 +125,8 @@ def test_grade_py_tells_a_numpy_class_the_numpy_words(tmp_path):
     import sys
 
     package = tmp_path / "numpy_student"
-    shutil.copytree(paths.template_dir("numpy"), package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(paths.template_dir(frameworks.adapter("numpy")), package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     bug = "def " + NUMPY_BUG.read_text(encoding="utf-8").split("def ", 1)[1]
     with (package / "attention.py").open("a", encoding="utf-8") as module:  # replaces the stub
         module.write("\n\n" + bug)

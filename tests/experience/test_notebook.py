@@ -5,7 +5,7 @@ import os
 import pytest
 import torch
 
-from attnlab.core import limits, paths
+from attnlab.core import frameworks, limits, paths
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.outcomes import NotImplementedByStudent
 from attnlab.core.spec_load import load_course
@@ -57,11 +57,11 @@ def test_unknown_ids_the_quiz_and_non_callables_are_refused():
     with pytest.raises(UnknownExercise, match="quiz.yaml"):
         check("quiz", good_softmax, lang="en")
     with pytest.raises(TypeError, match="run_softmax"):
-        FunctionImpl("not a function", function="run_softmax")
+        FunctionImpl("not a function", function="run_softmax", adapter=frameworks.default())
 
 
 def test_the_stand_in_answers_only_for_its_own_function():
-    impl = FunctionImpl(good_softmax, function="run_softmax")
+    impl = FunctionImpl(good_softmax, function="run_softmax", adapter=frameworks.default())
     [got] = impl.call_many(exercise="rope", module="rope", function="run_rope", calls=[{}], forbidden_calls=())
     assert isinstance(got, NotImplementedByStudent) and "only run_softmax was given" in str(got)
 

@@ -16,7 +16,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from attnlab.core import limits, paths
+from attnlab.core import config, frameworks, paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
 from attnlab.student import submit
@@ -40,7 +40,7 @@ SOFTMAX_LAST_DIM = ("    exps = torch.exp(in_features - in_features.amax(dim=-1,
 
 
 def package_with_softmax(root: Path, body: str = SOFTMAX, name: str = "mine") -> Path:
-    package = paths.copy_template(root / name)
+    package = paths.copy_template(root / name, frameworks.default())
     softmax = package / "softmax.py"
     softmax.write_text(softmax.read_text(encoding="utf-8").replace(STUB, body), encoding="utf-8")
     return package
@@ -225,7 +225,7 @@ LOOPS = ("    while True:  # never returns, and swallows what it can\n        tr
 
 
 def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(limits, "EXERCISE_CPU_S", 1.0)
+    monkeypatch.setattr(config, "EXERCISE_CPU_S", 1.0)
     started = time.monotonic()
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(package_with_softmax(tmp_path, LOOPS)),
                        "--lang", "en")
@@ -238,10 +238,11 @@ def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path,
 
 def test_the_student_limit_is_the_graders():
     from attnlab.grade.batch.cli import DEFAULT_TIMEOUT_S, parse_args
-    from attnlab.grade.sandbox.launch import Limits
 
-    assert parse_args([]).timeout is None and DEFAULT_TIMEOUT_S == limits.EXERCISE_CPU_S  # None: no --budget
-    assert Limits().backstop(7.0) == limits.backstop(7.0)
+    assert parse_args([]).timeout is None and DEFAULT_TIMEOUT_S == config.EXERCISE_CPU_S  # None: no --budget
+    for name in frameworks.NAMES:  # what grade.py's runners get is what the student's clock gets (Run.limits)
+        limits = config.Limits.for_adapter(frameworks.adapter(name))
+        assert limits.timeout_s == config.exercise_cpu_s(frameworks.adapter(name))
 
 
 def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, tmp_path):
@@ -277,7 +278,7 @@ def test_ctrl_c_ends_check_cleanly(tmp_path):
 def test_a_check_that_does_not_apply_is_said_and_not_counted(capsys):
     """NumPy has no autograd: the gradient law reads "not applicable", marked neither passed nor failed, and
     the counts and points are over the checks that apply."""
-    numpy_reference = str(paths.reference_dir("numpy"))
+    numpy_reference = str(paths.reference_dir(frameworks.adapter("numpy")))
     code, out, _ = run(capsys, "check", "softmax", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
     assert code == 0
     assert "– property gradient: not applicable in numpy: it has no automatic differentiation" in out

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import reference
-from attnlab.core import paths, pictures
+from attnlab.core import frameworks, paths, pictures
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.spec_load import load_course
 from attnlab.student import viz
@@ -22,7 +22,8 @@ def test_viz_fixtures_are_current():
 @pytest.mark.parametrize("exercise_id", viz.drawable(COURSE))
 def test_a_correct_package_draws_exactly_the_reference(exercise_id):
     exercise = COURSE.find(exercise_id)
-    yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), "en")
+    yours, problem = viz.student_weights(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference",
+                                                                 adapter=frameworks.default()), "en")
     assert problem == "" and np.allclose(yours, viz.reference_weights(exercise), atol=1e-10)
 
 
@@ -50,7 +51,8 @@ def test_a_wrong_shape_is_shown_not_raised(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("def run_causal_attention(**kwargs):\n"
                                          "    return kwargs['in_features'][:, :3]\n")
-    yours, problem = viz.student_weights(COURSE.find("causal_attention"), InProcessImpl(package), "en")
+    impl = InProcessImpl(package, adapter=frameworks.default())
+    yours, problem = viz.student_weights(COURSE.find("causal_attention"), impl, "en")
     assert yours is None and "shape (8, 3)" in problem
 
 
@@ -76,6 +78,6 @@ def test_yours_and_the_reference_are_side_by_side(tmp_path, exercise_id):
         left, right = yours.get_position(), ref.get_position()
         assert left.x1 < right.x0 and abs(left.y0 - right.y0) < 0.02 and abs(left.height - right.height) < 0.02
     out = tmp_path / "side.png"
-    viz.draw(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference"), out, lang="en")
+    viz.draw(exercise, InProcessImpl(paths.EXAMPLES_DIR / "reference", adapter=frameworks.default()), out, lang="en")
     height, width = matplotlib.image.imread(out).shape[:2]
     assert (width > 1.4 * height) if reference_side.shape[0] == 1 else (width > 0.8 * height)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.core import frameworks
+from attnlab.core.config import Limits
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits
 
 REPO = Path(__file__).resolve().parents[2]
 # every test budget is short, so the files stay fast; the runner's start (`import torch`) is not part of
@@ -44,12 +45,12 @@ def remote(tmp_path):
     """A factory of RemoteImpls hiding the repo's reference/, spec/, fixtures/; all closed at teardown."""
     made = []
 
-    def make(package: Path, limits: Limits = FAST, hidden: list[Path] = ()) -> RemoteImpl:
+    def make(package: Path, limits: Limits = FAST, hidden: list[Path] = (), framework: str = "torch") -> RemoteImpl:
         scratch_root = tmp_path / "scratch"
         scratch_root.mkdir(exist_ok=True)
         hidden_paths = [REPO / "reference", REPO / "spec", REPO / "fixtures", *hidden]
-        impl = RemoteImpl(package, name=package.name, limits=limits, hidden_paths=hidden_paths,
-                          scratch_root=scratch_root)
+        impl = RemoteImpl(package, name=package.name, limits=limits, adapter=frameworks.adapter(framework),
+                          hidden_paths=hidden_paths, scratch_root=scratch_root)
         made.append(impl)
         return impl
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from attnlab.core.config import Limits
 from attnlab.core.outcomes import SubmissionError
 from attnlab.grade.protocol.channel import decode_tensors, read_frame, write_frame
 from attnlab.grade.sandbox import forkserver, pipes, procs
-from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, runner_server
+from attnlab.grade.sandbox.launch import ForkedRunner, RunnerProcess, runner_server
 from attnlab.grade.sandbox.levels import Isolation
 from attnlab.grade.sandbox.scratch import copy_submission
 
@@ -66,7 +67,7 @@ def probe(make_submission):
 
 
 def server_pid() -> int:
-    return runner_server(FAST).ready()["pid"]
+    return runner_server(FAST, "torch").ready()["pid"]
 
 
 def test_the_server_is_single_threaded_and_forks_runners(probe, remote):
@@ -74,7 +75,7 @@ def test_the_server_is_single_threaded_and_forks_runners(probe, remote):
     impl = remote(package)
     impl.start()
     assert isinstance(impl._runner, ForkedRunner)
-    assert runner_server(FAST).ready()["threads"] == 1  # fork copies one thread: no pool can be half-copied
+    assert runner_server(FAST, "torch").ready()["threads"] == 1  # fork copies one thread: no pool can be half-copied
     assert len(os.listdir(f"/proc/{server_pid()}/task")) == 1  # still, after forking runners
 
 
@@ -165,11 +166,14 @@ def test_a_dead_server_is_replaced(probe, remote):
 JUDGE = """
 import sys, time, torch
 from pathlib import Path
+from attnlab.core import frameworks
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits, runner_server
-impl = RemoteImpl(Path(sys.argv[1]), name="p", limits=Limits(), hidden_paths=[], scratch_root=Path(sys.argv[2]))
+from attnlab.core.config import Limits
+from attnlab.grade.sandbox.launch import runner_server
+impl = RemoteImpl(Path(sys.argv[1]), name="p", adapter=frameworks.default(), limits=Limits(), hidden_paths=[],
+                  scratch_root=Path(sys.argv[2]))
 impl.start()
-print(runner_server(Limits()).ready()["pid"], impl._runner.pid, impl._runner.init_pid, flush=True)
+print(runner_server(Limits(), "torch").ready()["pid"], impl._runner.pid, impl._runner.init_pid, flush=True)
 impl.call_many(exercise="probe", module="probe", function="run_sleep", calls=[{"x": torch.zeros(1)}],
                forbidden_calls=())
 """

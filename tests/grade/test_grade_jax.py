@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from attnlab.core import frameworks, paths
+from attnlab.core.config import Limits
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.spec_load import load_course
-from attnlab.grade.sandbox.launch import Limits
 
 pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
               pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
@@ -54,8 +54,8 @@ def run_threads(x):
 
 def test_a_forked_runner_computes_jax_on_one_thread(make_submission, remote):
     package, _ = make_submission({"probe.py": THREADS_PROBE})
-    limits = Limits(timeout_s=60.0, import_timeout_s=30.0, memory_mb=4096, framework="jax", launcher="forkserver")
-    impl = remote(package, limits)
+    limits = Limits(timeout_s=60.0, import_timeout_s=30.0, memory_mb=4096, launcher="forkserver")
+    impl = remote(package, limits, framework="jax")
     [got] = impl.call_many(exercise="probe", module="probe", function="run_threads",
                            calls=[{"x": torch.zeros(1)}], forbidden_calls=())
     assert not isinstance(got, Exception), got
@@ -73,7 +73,7 @@ def submission(work: Path, name: str, package: Path) -> Path:
     quizzes a student would hand in: the reference's for the reference, the template's for the template."""
     target = work / name
     shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__"))
-    answers = paths.REFERENCE_DIR if package == paths.reference_dir("jax") else paths.TEMPLATE_DIR
+    answers = paths.REFERENCE_DIR if package == paths.reference_dir(frameworks.adapter("jax")) else paths.TEMPLATE_DIR
     for quiz in QUIZZES:
         shutil.copy2(answers / quiz, target / quiz)
     return target
@@ -84,13 +84,14 @@ def graded(tmp_path_factory):
     """The JAX reference graded by grade.py in each assignment, the JAX template in the first, runners forked
     two at a time; and the torch template, for its isolation level."""
     work = tmp_path_factory.mktemp("jax")
-    reference = submission(work, "jax_reference", paths.reference_dir("jax"))
-    template = submission(work, "jax_template", paths.template_dir("jax"))
+    reference = submission(work, "jax_reference", paths.reference_dir(frameworks.adapter("jax")))
+    template = submission(work, "jax_template", paths.template_dir(frameworks.adapter("jax")))
     procs = {assignment: grade(reference, *([template] if assignment == "attention" else []), "--framework", "jax",
                                "--assignment", assignment, "--out", work / assignment, "--seed", "5", "--jobs", "2",
                                timeout=900)
              for assignment in ASSIGNMENTS}
-    torch_proc = grade(paths.template_dir(), "--out", work / "torch", "--seed", "5", "--jobs", "1", timeout=600)
+    torch_proc = grade(paths.template_dir(frameworks.default()), "--out", work / "torch", "--seed", "5", "--jobs", "1",
+                       timeout=600)
     results = {(assignment, path.stem): json.loads(path.read_text())
                for assignment in ASSIGNMENTS for path in (work / assignment).glob("jax_*.json")}
     return procs, torch_proc, results

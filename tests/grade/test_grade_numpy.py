@@ -48,7 +48,8 @@ def submission(work: Path, name: str, package: Path, answers: Path, edits: list 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     work = tmp_path_factory.mktemp("numpy_class")
-    reference, template = paths.reference_dir("numpy"), paths.template_dir("numpy")
+    numpy = frameworks.adapter("numpy")
+    reference, template = paths.reference_dir(numpy), paths.template_dir(numpy)
     class_dir = [submission(work, "reference", reference, paths.REFERENCE_DIR),
                  submission(work, "template", template, paths.TEMPLATE_DIR),
                  submission(work, "buggy", reference, paths.REFERENCE_DIR, BUGGY)]

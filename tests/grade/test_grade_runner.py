@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from attnlab.core import frameworks
+from attnlab.core.config import Limits
 from attnlab.core.outcomes import ForbiddenCall, MemoryLimit, NotImplementedByStudent, SubmissionError
 from attnlab.grade.judge.remote import RemoteImpl
-from attnlab.grade.sandbox.launch import Limits
 from attnlab.grade.sandbox.levels import isolation_level
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
@@ -170,7 +171,7 @@ def shared(tmp_path_factory, listener):
     scratch = root / "scratch"
     scratch.mkdir()
     hidden_dirs = [REPO / "reference", REPO / "spec", REPO / "fixtures", seed_file, output_dir]
-    impl = RemoteImpl(package, name="misc", limits=Limits(timeout_s=20, memory_mb=1536),
+    impl = RemoteImpl(package, name="misc", adapter=frameworks.default(), limits=Limits(timeout_s=20, memory_mb=1536),
                       hidden_paths=hidden_dirs, scratch_root=scratch)
     impl.start()
     yield impl, outside, package, hidden_dirs
@@ -295,7 +296,8 @@ def test_judge_process_network_environment_and_privileges_are_out_of_reach(share
 def test_control_without_isolation_the_same_probes_succeed(shared, tmp_path):
     """rlimits-only hides nothing: the probes above must then see everything (so their zeros are real)."""
     _, _, package, hidden = shared
-    impl = RemoteImpl(package, name="control", limits=Limits(isolation="rlimits-only"), hidden_paths=hidden,
+    impl = RemoteImpl(package, name="control", adapter=frameworks.default(), limits=Limits(isolation="rlimits-only"),
+                      hidden_paths=hidden,
                       scratch_root=tmp_path)
     with impl:
         read = call(impl, "run_read_hidden", x=torch.ones(1)).tolist()

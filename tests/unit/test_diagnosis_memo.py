@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from attnlab.core import checks, paths
+from attnlab.core import checks, frameworks, paths
 from attnlab.core.impl import FileImpl
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec_load import load_course
@@ -37,9 +37,9 @@ def test_misconceptions_run_once_per_case_and_diagnose_every_submission(monkeypa
     monkeypatch.setattr(checks, "run_misconception", counted)
     monkeypatch.setattr(checks, "_MEMO", {})
     exercise = COURSE.find("causal_mask")
-    first = grade_in_thread(make_context(exercise, FileImpl(BUG), fresh_seed=fresh_seed))
+    first = grade_in_thread(make_context(exercise, FileImpl(BUG, adapter=frameworks.default()), fresh_seed=fresh_seed))
     computed = len(calls)
-    second = grade_in_thread(make_context(exercise, FileImpl(BUG), fresh_seed=fresh_seed))
+    second = grade_in_thread(make_context(exercise, FileImpl(BUG, adapter=frameworks.default()), fresh_seed=fresh_seed))
 
     diagnosed = [c.diagnosis for c in first.checks if not c.passed and c.kind == "case"]
     assert diagnosed and set(diagnosed) == {"diagonal_excluded"}

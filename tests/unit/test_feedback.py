@@ -2,7 +2,7 @@
 
 import torch
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.checks import run_case
 from attnlab.core.impl import FileImpl
 from attnlab.core.scoring import grade_exercise, make_context
@@ -14,7 +14,7 @@ COURSE = load_course(paths.SPEC_DIR)
 def impl_from(tmp_path, source: str) -> FileImpl:
     path = tmp_path / "impl.py"
     path.write_text("import torch\nimport torch.nn.functional as F\n" + source)
-    return FileImpl(path)
+    return FileImpl(path, adapter=frameworks.default())
 
 
 def case_result(tmp_path, exercise_id, case_name, source, lang="en"):

@@ -24,9 +24,9 @@ def call(tmp_path, source: str, kwargs: dict, *, exercise="softmax", function="r
     """One call of `function` from a file holding `source`, through the same path as every check."""
     path = tmp_path / f"{function}_{abs(hash(source))}.py"
     path.write_text(textwrap.dedent(source))
-    fn = FileImpl(path, framework="numpy")._function("?", function)
+    fn = FileImpl(path, adapter=frameworks.adapter("numpy"))._function("?", function)
     return call_checked(fn, exercise=exercise, function=function, kwargs=kwargs,
-                        forbidden_calls=COURSE.get(exercise).forbidden, framework="numpy")
+                        forbidden_calls=COURSE.get(exercise).forbidden, adapter=frameworks.adapter("numpy"))
 
 
 def test_arguments_arrive_as_numpy_with_their_dtype_strides_and_values():
@@ -143,7 +143,7 @@ def test_every_forbidden_name_numpy_owns_resolves():
 
 LAZY = """
 import sys, tempfile, pathlib, torch
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.spec_load import load_course
 course = load_course(paths.SPEC_DIR, framework="numpy")
@@ -152,7 +152,8 @@ package = pathlib.Path(tempfile.mkdtemp())
 (package / "softmax.py").write_text("def run_softmax(in_features, dim):\\n    from scipy.special import softmax\\n"
                                     "    return softmax(in_features, axis=dim)\\n")
 # the course's import list (numpy, its libraries), or none at all (the mutation corpus, a notebook)
-impl = InProcessImpl(package, libraries=course.libraries if sys.argv[1] == "course" else None, framework="numpy")
+impl = InProcessImpl(package, libraries=course.libraries if sys.argv[1] == "course" else None,
+                     adapter=frameworks.adapter("numpy"))
 outcome = next(impl.call_many(exercise="softmax", module="softmax", function="run_softmax",
                               calls=[{"in_features": torch.ones(2, 3), "dim": -1}],
                               forbidden_calls=course.get("softmax").forbidden))

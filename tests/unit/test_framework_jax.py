@@ -61,7 +61,7 @@ def test_float64_calls_run_with_x64_and_others_keep_jax_defaults():
         return out
 
     for dtype, ones, positions in ((torch.float32, "float32", "int32"), (torch.float64, "float64", "int64")):
-        call_checked(student, exercise="softmax", function="f", forbidden_calls=(), framework="jax",
+        call_checked(student, exercise="softmax", function="f", forbidden_calls=(), adapter=frameworks.adapter("jax"),
                      kwargs={"x": X.to(dtype), "positions": torch.arange(3)})
         assert seen == {"ones": ones, "positions": positions}
     assert str(jnp.ones(2).dtype) == "float32"  # the x64 scope ended with the call
@@ -79,9 +79,9 @@ def test_generator_is_a_typed_key_made_from_the_seed():
 def test_returning_the_input_itself_is_an_alias_and_a_copy_is_not():
     kwargs = {"in_features": X, "dim": -1}
     same = call_checked(lambda in_features, dim: in_features, exercise="softmax", function="run_softmax",
-                        kwargs=kwargs, forbidden_calls=(), framework="jax")
+                        kwargs=kwargs, forbidden_calls=(), adapter=frameworks.adapter("jax"))
     copy = call_checked(lambda in_features, dim: jnp.array(in_features), exercise="softmax",
-                        function="run_softmax", kwargs=kwargs, forbidden_calls=(), framework="jax")
+                        function="run_softmax", kwargs=kwargs, forbidden_calls=(), adapter=frameworks.adapter("jax"))
     assert same.aliases == ("in_features",) and copy.aliases == () and copy.modified == ()
 
 
@@ -91,7 +91,7 @@ def test_returning_the_input_itself_is_an_alias_and_a_copy_is_not():
 def test_returning_something_else_names_jax_array(returned, named):
     with pytest.raises(SubmissionError, match=f"returned {named}.*expected a jax.Array"):
         call_checked(lambda in_features, dim: returned(in_features), exercise="softmax", function="run_softmax",
-                     kwargs={"in_features": X, "dim": -1}, forbidden_calls=(), framework="jax")
+                     kwargs={"in_features": X, "dim": -1}, forbidden_calls=(), adapter=frameworks.adapter("jax"))
 
 
 # -- gradients ---------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def _call_file(tmp_path, source: str, exercise: str = "softmax", bans=SOFTMAX_BA
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / f"{spec.module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     kwargs = {"in_features": X, "dim": -1} if exercise == "softmax" else {"Q": X, "K": X, "V": X}
-    impl = InProcessImpl(package, libraries=COURSE.libraries, framework="jax")
+    impl = InProcessImpl(package, libraries=COURSE.libraries, adapter=frameworks.adapter("jax"))
     [got] = impl.call_many(exercise=exercise, module=spec.module, function=spec.function, calls=[kwargs],
                            forbidden_calls=bans)
     return got

@@ -6,7 +6,7 @@ needs one)."""
 import pytest
 from spec_copies import edit
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.spec import SpecError, Tolerance
 from attnlab.core.spec_load import load_course
 
@@ -46,9 +46,13 @@ def test_a_wrong_framework_tolerance_names_file_and_key(spec_dir, change, fragme
 
 def test_a_framework_with_more_overhead_per_operation_gets_a_longer_cpu_limit():
     """grade.py's default --timeout and the student's timer: torch's 60 CPU s, times the adapter's factor."""
-    from attnlab.core import frameworks, limits
+    from attnlab.core.config import EXERCISE_CPU_S, Limits
 
-    assert limits.exercise_cpu_s("torch") == limits.exercise_cpu_s("numpy") == limits.EXERCISE_CPU_S
-    assert limits.exercise_cpu_s("jax") == 3 * limits.EXERCISE_CPU_S
-    assert limits.exercise_cpu_s("mindspore") == 2 * limits.EXERCISE_CPU_S
-    assert frameworks.adapter("jax").memory_mb == 8192 and frameworks.adapter("torch").memory_mb == 4096
+    def limits(name: str) -> Limits:
+        return Limits.for_adapter(frameworks.adapter(name))
+
+    assert limits("torch").timeout_s == limits("numpy").timeout_s == EXERCISE_CPU_S
+    assert limits("jax").timeout_s == 3 * EXERCISE_CPU_S
+    assert limits("mindspore").timeout_s == 2 * EXERCISE_CPU_S
+    assert limits("jax").memory_mb == 8192 and limits("torch").memory_mb == Limits().memory_mb == 4096
+    assert limits("jax").backstop(1.0) == limits("torch").backstop(1.0) == 3 * 1.0 + 10  # one clock rule

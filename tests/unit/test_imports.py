@@ -4,7 +4,7 @@ plain message naming it, not a traceback; libraries' own imports are not affecte
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec_load import load_course
@@ -31,13 +31,13 @@ def run_scaled_dot_product_attention(Q, K, V, mask=None):
 
 def package_with(tmp_path, attention: str):
     package = tmp_path / "pkg"
-    paths.copy_template(package)
+    paths.copy_template(package, frameworks.default())
     (package / "attention.py").write_text(attention)
     return package
 
 
 def grade(package, exercise_id):
-    impl = InProcessImpl(package, libraries=COURSE.libraries)
+    impl = InProcessImpl(package, libraries=COURSE.libraries, adapter=frameworks.default())
     return grade_exercise(make_context(COURSE.get(exercise_id), impl))
 
 

@@ -3,7 +3,7 @@ passes, and the gradient law (NumPy has no autograd) is skipped with its reason,
 
 import pytest
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 
 pytestmark = pytest.mark.e2e  # starts pytest processes
 
@@ -11,7 +11,8 @@ pytestmark = pytest.mark.e2e  # starts pytest processes
 def test_the_numpy_reference_passes_and_the_gradient_law_is_skipped_as_not_applicable(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(paths.ROOT))  # this checkout's attnlab, wherever pytester runs
     result = pytester.runpytest_subprocess(str(paths.SPEC_DIR), "-q", "-p", "no:cacheprovider", "-rs",
-                                           "--framework", "numpy", "--impl", str(paths.reference_dir("numpy")),
+                                           "--framework", "numpy",
+                                           "--impl", str(paths.reference_dir(frameworks.adapter("numpy"))),
                                            "-m", "softmax or rope")
     out = result.stdout.str()
     assert result.ret == 0, out

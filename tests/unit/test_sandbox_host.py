@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import simulations
 
+from attnlab.core.config import Limits
 from attnlab.grade.batch.cli import budget_timeout
 from attnlab.grade.sandbox import modes, procs, runs
-from attnlab.grade.sandbox.launch import Limits
 from attnlab.grade.sandbox.scratch import remove_tree
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="leasing uids and running code as them needs root")

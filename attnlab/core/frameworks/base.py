@@ -36,12 +36,23 @@ class Adapter:
     imports: tuple[str, ...] = ()  # what student code may import for this framework (with the course's libraries)
     unsupported: frozenset = frozenset()  # torch dtypes the framework lacks: such cases are not applicable
     devices: tuple[str, ...] = ("cpu",)  # device types its arrays can live on (grade.py --device)
-    # grade.py's default address-space cap per runner (--memory), MB: what importing the framework and torch and
-    # running one submission's exercises needs, with room (docs: README "Frameworks")
-    memory_mb: int = 4096
-    # the per-exercise CPU limit as a multiple of torch's (attnlab.core.limits.exercise_cpu_s): what the framework
+    # grade.py's default address-space cap per runner (--memory), MB, where Limits.memory_mb's is not enough for
+    # importing the framework and torch and running one submission's exercises (docs: README "Frameworks")
+    memory_mb: int | None = None
+    # the per-exercise CPU limit as a multiple of torch's (attnlab.core.config.exercise_cpu_s): what the framework
     # spends per operation beyond the arithmetic, so correct code is not timed out for the framework's overhead
     cpu_factor: float = 1.0
+    extra: str | None = None  # pyproject.toml's optional dependencies that install it (None: a core dependency)
+    module_class = "nn.Module"  # what the notes call a layer with loaded weights, as the handout says it
+
+    @property
+    def subfolder(self) -> str:
+        """Where its reference and stubs live below reference/ and student_template/ ("" for the default)."""
+        return self.name
+
+    def runner_env(self) -> dict[str, str]:
+        """Environment a grading runner of this framework starts with, beyond the sandbox's clean one."""
+        return {}
 
     def available(self) -> bool:
         try:

@@ -59,6 +59,12 @@ class JaxAdapter(Adapter):
     # time grows under contention), which grade.py failed at --timeout 90 (8 of 16 points) and passed at 120.
     # Three times torch's limit leaves the slowest correct code we know 1.6x
     cpu_factor = 3.0
+    extra = "jax"
+
+    def runner_env(self) -> dict[str, str]:
+        """One thread per XLA pool (they size themselves from PJRT_NPROC), and no compilation cache a later
+        runner could load (a submission could leave compiled code behind for the next)."""
+        return {"PJRT_NPROC": "1", "JAX_COMPILATION_CACHE_DIR": ""}
 
     def __init__(self):
         self._guard = SwapGuard(("jax", "jaxlib"))
@@ -145,7 +151,7 @@ class JaxAdapter(Adapter):
             cotangents = [self.array(c) for c in parts(cotangent)]
         forward = _traced(fn, converted, wrt, function, self)
         raw, pullback = invoke(lambda: _vjp(forward, [converted[n] for n in wrt]), exercise=exercise, kwargs={},
-                               forbidden_calls=forbidden_calls, framework=self.name)
+                               forbidden_calls=forbidden_calls, adapter=self)
         outputs = parts(self.to_torch(raw, function))
         if len(outputs) != len(cotangents) or any(o.shape != c.shape for o, c in zip(outputs, cotangents)):
             raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in outputs],

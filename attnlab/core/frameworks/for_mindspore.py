@@ -41,6 +41,8 @@ class MindsporeAdapter(Adapter):
     # PyNative's cost per operation: the flash reference took 29-36 of torch's 60 CPU s in process, most of
     # it in the block-size law's 1 x 1 tiles; a correct but less frugal solution must not run out
     cpu_factor = 2.0
+    extra = "mindspore"
+    module_class = "nn.Cell"
 
     def __init__(self):
         self._guard = SwapGuard(("mindspore",))
@@ -123,7 +125,7 @@ class MindsporeAdapter(Adapter):
 
         def inner(*leaves):
             raw = invoke(fn, exercise=exercise, kwargs={**converted, **dict(zip(wrt, leaves))},
-                         forbidden_calls=own, framework=self.name)
+                         forbidden_calls=own, adapter=self)
             outputs = raw if isinstance(raw, (tuple, list)) else (raw,)
             _check_outputs(self.to_torch(raw, function), cotangent, function)
             return sum((o * c.astype(o.dtype)).sum() for o, c in zip(outputs, cotangents)), raw

@@ -19,6 +19,7 @@ class TorchAdapter(Adapter):
     prefixes = ("torch.", "aten.")
     imports = ("torch", "numpy")
     devices = ("cpu", "cuda", "mps", "xpu")
+    subfolder = ""  # the course's default framework: reference/ and student_template/ themselves
 
     def to_framework(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return kwargs
@@ -50,7 +51,7 @@ class TorchAdapter(Adapter):
 
         return vjp_call(fn, exercise=exercise, function=function, kwargs=kwargs,
                         forbidden_calls=tuple(n for n in forbidden_calls if self.owns(n)), wrt=wrt,
-                        cotangent=cotangent)
+                        cotangent=cotangent, adapter=self)
 
 
 ADAPTER = TorchAdapter()

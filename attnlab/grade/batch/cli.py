@@ -17,18 +17,16 @@ import sys
 import time
 from pathlib import Path
 
-from attnlab.core import frameworks, paths, shutdown
-from attnlab.core.frameworks import check_usable
-from attnlab.core.i18n import default_lang, t
-from attnlab.core.limits import EXERCISE_CPU_S, exercise_cpu_s
-from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
-from attnlab.core.spec_load import assignment_framework, load_course
+from attnlab.core import config, shutdown
+from attnlab.core.config import EXERCISE_CPU_S, Limits
+from attnlab.core.i18n import t
+from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.intake import check_paths, discover
 from attnlab.grade.batch.run import grade_all
 from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.sandbox import forkserver, host
-from attnlab.grade.sandbox.launch import LAUNCHERS, Limits, runner_server
+from attnlab.grade.sandbox.launch import LAUNCHERS, runner_server, validated
 from attnlab.grade.sandbox.levels import Isolation, isolation_level, missing_capabilities
 
 DEFAULT_TIMEOUT_S = EXERCISE_CPU_S
@@ -43,17 +41,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--layout", type=Layout, choices=list(Layout), default=None,
                         help="how each path holds submissions (default: detected per path; docs/intake.md)")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
-    parser.add_argument("--assignment", default=None,
-                        help="which assignment of spec/course.yaml to grade (default: the first)")
-    parser.add_argument("--framework", default=None, choices=FRAMEWORKS,
-                        help="what the submissions are written in (default: the assignment's framework:)")
-    parser.add_argument("--device", default="cpu",
-                        help="where submissions' calls run, e.g. cuda (default cpu; absent: 'not run on <device>')")
+    config.add_arguments(parser)  # --assignment, --framework, --device, --lang: as attnlab and pytest take them
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="CPU seconds per exercise (the wall clock is a backstop at 3x + 10 s); default "
-                             f"{EXERCISE_CPU_S:g} times the framework's cpu_factor (3 for jax, 2 for mindspore), "
-                             "or with --budget what lets every exercise finish within it")
+                        help=f"CPU seconds per exercise (the wall clock is a backstop at {Limits.wall_factor:g}x + "
+                             f"{Limits.wall_extra_s:g} s); default {EXERCISE_CPU_S:g} times the framework's "
+                             "cpu_factor (README: Frameworks), or with --budget what lets every exercise finish "
+                             "within it")
     parser.add_argument("--budget", type=float, default=None,
                         help="wall-clock seconds for the whole run: no exercise starts after it (those left "
                              "score 0 and say so)")
@@ -62,7 +56,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
     parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
-    parser.add_argument("--lang", choices=["en", "zh"], default=None, help="feedback language")
     parser.add_argument("--shard", type=parse_shard, default=None, metavar="I/N",
                         help="grade only shard I of N (0 <= I < N; by a stable hash of each submission's name)")
     parser.add_argument("--launcher", choices=LAUNCHERS, default="auto",
@@ -87,7 +80,7 @@ def shard_of(name: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % count
 
 
-def check_isolation(limits: Limits, allow_unsandboxed: bool, lang: str = "en") -> Isolation:
+def check_isolation(limits: Limits, allow_unsandboxed: bool, lang: str) -> Isolation:
     """The level runners get; refused as root where student code would run as root."""
     level = isolation_level(limits.isolation)
     if os.geteuid() == 0 and level is Isolation.RLIMITS_ONLY and not allow_unsandboxed:
@@ -125,14 +118,16 @@ def warm_judge() -> None:
 
 
 def setup(opts: argparse.Namespace) -> tuple:
-    """Everything checked before grading starts: (course, all submissions, this shard's, limits, level)."""
+    """Everything checked before grading starts: (the run, all submissions, this shard's, isolation level).
+    The run's seed is resolved later, once the output directory exists (run_seed)."""
     check_paths(opts.submissions)  # before the runner server starts: a mistyped path costs nothing
-    framework = opts.framework or assignment_framework(paths.SPEC_DIR, opts.assignment)
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
-            runner_server(Limits(launcher=opts.launcher, framework=framework), wait=False)
-    course = load_course(paths.SPEC_DIR, opts.assignment, opts.framework)
-    check_usable(course.framework, opts.device)  # not installed, or no such device for it: nothing runs
+            runner_server(Limits(), config.framework_name(opts.assignment, opts.framework), wait=False)
+    # not installed, or no such device for it: a usage error before anything runs
+    run = config.resolve(assignment=opts.assignment, framework=opts.framework, device=opts.device, lang=opts.lang,
+                         memory_mb=opts.memory, launcher=opts.launcher, isolation=opts.isolation)
+    course = run.course
     submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout)
     mine = submissions
     if opts.shard is not None:
@@ -140,18 +135,16 @@ def setup(opts: argparse.Namespace) -> tuple:
         if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
             raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
         mine = [s for s in submissions if shard_of(s.name, count) == index]
-    memory = opts.memory if opts.memory is not None else frameworks.adapter(course.framework).memory_mb
-    limits = Limits(memory_mb=memory, launcher=opts.launcher, isolation=opts.isolation, framework=course.framework)
-    default = exercise_cpu_s(course.framework)
-    timeout = opts.timeout if opts.timeout is not None else default
+    limits = validated(run.limits)
+    timeout = opts.timeout if opts.timeout is not None else limits.timeout_s
     if opts.budget is not None and opts.timeout is None:
         coded = sum(not isinstance(e, QuizSpec) for e in course.exercises)
-        timeout = budget_timeout(opts.budget, coded, limits, cap=default)
-    limits = dataclasses.replace(limits, timeout_s=timeout)
+        timeout = budget_timeout(opts.budget, coded, limits, cap=limits.timeout_s)
+    run = run.replace(limits=dataclasses.replace(limits, timeout_s=timeout))
     if opts.jobs < 1:
         raise ValueError("--jobs must be at least 1")
-    level = check_isolation(limits, opts.allow_unsandboxed, opts.lang or default_lang())
-    return course, submissions, mine, limits, level
+    level = check_isolation(run.limits, opts.allow_unsandboxed, run.lang)
+    return run, submissions, mine, level
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         host.hide_from_command_line(str(opts.seed))  # /proc/PID/cmdline is world-readable
     shutdown.freeze_at_exit()
     try:
-        course, submissions, mine, limits, level = setup(opts)
+        run, submissions, mine, level = setup(opts)
     except (SpecError, ValueError, OSError) as exc:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2
@@ -179,22 +172,21 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
-    lang = opts.lang or default_lang()
-    judge = JudgeOptions(seed=run_seed(out_dir, opts.seed), limits=limits, lang=lang,
-                         hidden_paths=hidden_paths_for(out_dir, submissions), libraries=course.libraries,
-                         device=opts.device, deadline=started + opts.budget if opts.budget is not None else None)
+    run, lang, course = run.replace(seed=run_seed(out_dir, opts.seed)), run.lang, run.course
+    judge = JudgeOptions(run=run, hidden_paths=hidden_paths_for(out_dir, submissions),
+                         deadline=started + opts.budget if opts.budget is not None else None)
     from attnlab.core import devices
 
-    if not devices.available(opts.device):
-        print(f"grade.py: there is no {opts.device} device here: every exercise will say 'not run on {opts.device}'",
+    if not devices.available(run.device):
+        print(f"grade.py: there is no {run.device} device here: every exercise will say 'not run on {run.device}'",
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
     try:
         with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs) as uids:
             uid_note = f" ({t('isolation.runner_uids', lang, uids=', '.join(map(str, uids)))})" if uids else ""
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
-                  f"in {course.framework}, isolation: {level}{uid_note}", file=sys.stderr)
-            grade_all(todo, course=course, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
+                  f"in {run.framework}, isolation: {level}{uid_note}", file=sys.stderr)
+            grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
     except KeyboardInterrupt:
         print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)

@@ -57,26 +57,30 @@ class Progress:
             self._bar.close()
 
 
-def partial_writer(sub: Submission, course, judge, out_dir: Path):
+def partial_writer(sub: Submission, judge, out_dir: Path):
     """With Gradescope output: after each exercise, DIR/gradescope/<name>.partial.json holds the results so
     far and the exercises not reached yet (what run_autograder keeps if grade.py is killed at its budget)."""
     from attnlab import __version__
     from attnlab.core.results import SubmissionResult
     from attnlab.grade.judge.judge import not_reached
 
+    course = judge.run.course
+
     def write(done: list) -> None:
-        rest = [not_reached(e, judge.lang) for e in course.exercises[len(done):]]
+        rest = [not_reached(e, judge.run.lang) for e in course.exercises[len(done):]]
         exercises = (*done, *rest)
         result = SubmissionResult(submission=sub.name, score=round(sum(e.score for e in exercises), 4),
                                   max_score=course.total_points, exercises=exercises, started_at="",
-                                  duration_s=0.0, harness_version=__version__)
+                                  duration_s=0.0, harness_version=__version__,
+                                  assignment=course.assignment.id if course.assignment else "attention",
+                                  framework=judge.run.framework)
         outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.partial.json", result)
 
     write([])
     return write
 
 
-def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int,
+def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
               gradescope_single: bool | None, uids: list[int] | None = None) -> None:
     """Grade `todo` with `jobs` at once, each worker slot under its own runner uid (`uids[slot]` where
     given); results are written as each submission finishes. judge: JudgeOptions. gradescope_single: None
@@ -92,12 +96,12 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
     def one(sub: Submission) -> None:
         slot = slots.get()
         try:
-            limits = worker_limits(judge.limits, slot, cpus, uids)
+            limits = worker_limits(judge.run.limits, slot, cpus, uids)
             if limits.cpu is not None:
                 with contextlib.suppress(OSError):  # this thread only: the worker's judge
                     os.sched_setaffinity(0, {limits.cpu})
-            partial = partial_writer(sub, course, judge, out_dir) if gradescope_single is not None else None
-            result = grade_submission(sub, course, dataclasses.replace(judge, limits=limits), partial)
+            partial = partial_writer(sub, judge, out_dir) if gradescope_single is not None else None
+            result = grade_submission(sub, dataclasses.replace(judge, run=judge.run.replace(limits=limits)), partial)
         finally:
             slots.put(slot)
         outputs.write_result(out_dir, result)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from attnlab import __version__
 from attnlab.core import paths
+from attnlab.core.config import Run
 from attnlab.core.i18n import t
 from attnlab.core.outcomes import Outcome
 from attnlab.core.quiz import answer_key, grade_quiz, read_answers
@@ -22,17 +23,14 @@ from attnlab.core.status import Status
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
-from attnlab.grade.sandbox.launch import Limits
 
 
 @dataclass(frozen=True)
 class JudgeOptions:
-    seed: int  # the secret seed of this grading run: fresh inputs for every case
-    limits: Limits
-    hidden_paths: tuple[Path, ...]
-    lang: str = "en"
-    libraries: tuple[str, ...] = ()  # course.yaml's: what submissions may import
-    device: str = "cpu"  # where the submission's calls run (attnlab.core.devices)
+    """Grading's run (its seed is the secret one: fresh inputs for every case), and what only the judge needs."""
+
+    run: Run
+    hidden_paths: tuple[Path, ...]  # what runners must not see (hidden_paths_for)
     deadline: float | None = None  # time.monotonic() after which no exercise starts (grade.py --budget)
 
 
@@ -62,27 +60,27 @@ def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
 OVERLOAD_RETRIES = 1  # an exercise the machine starved is graded again at once, this many times
 
 
-def _coded(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
+def _coded(exercise, remote: RemoteImpl, run: Run, reference) -> ExerciseResult:
     """The exercise's result; graded again when the machine, not the submission, ran out its time."""
-    result = _graded_once(exercise, remote, opts, reference)
+    result = _graded_once(exercise, remote, run, reference)
     for _ in range(OVERLOAD_RETRIES):
         if not any(c.status == Status.OVERLOADED for c in result.checks) and result.status != Status.OVERLOADED:
             break
-        result = _graded_once(exercise, remote, opts, reference)
+        result = _graded_once(exercise, remote, run, reference)
     return result
 
 
-def _graded_once(exercise, remote: RemoteImpl, opts: JudgeOptions, reference) -> ExerciseResult:
-    with remote.budget(opts.limits.timeout_s):
-        ctx = make_context(exercise, remote, lang=opts.lang, fresh_seed=opts.seed, reference=reference,
-                           fixtures_dir=None, device=opts.device)
+def _graded_once(exercise, remote: RemoteImpl, run: Run, reference) -> ExerciseResult:
+    with remote.budget(run.limits.timeout_s):
+        ctx = make_context(exercise, remote, lang=run.lang, fresh_seed=run.seed, reference=reference,
+                           fixtures_dir=None, device=run.device)
         try:
             result = grade_exercise(ctx)
         except Outcome as outcome:  # e.g. the runner died while a property was mid-way
             result = ExerciseResult(exercise.id, exercise.function, 0.0, exercise.points, outcome.status,
-                                    outcome.text(opts.lang))
+                                    outcome.text(run.lang))
     if result.status in (Status.ERROR, Status.TIMEOUT, Status.MEMORY) and remote.output_tail:
-        tail = "\n" + t("grade.tail", opts.lang) + "\n" + remote.output_tail
+        tail = "\n" + t("grade.tail", run.lang) + "\n" + remote.output_tail
         result = ExerciseResult(**{**result.__dict__, "feedback": result.feedback + tail})
     return result
 
@@ -111,27 +109,27 @@ def not_reached(exercise, lang: str) -> ExerciseResult:
 Progress = Callable[[list[ExerciseResult]], None]  # told each exercise's result as soon as it is known
 
 
-def exercise_results(package: Path, name: str, course: Course, opts: JudgeOptions, scratch: Path,
+def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path,
                      progress: Progress | None = None) -> list[ExerciseResult]:
+    run = opts.run
     reference = load_reference()
     results = []
-    with RemoteImpl(package, name=name, limits=opts.limits, hidden_paths=list(opts.hidden_paths),
-                    libraries=opts.libraries,
-                    scratch_root=scratch) as remote:
-        for exercise in course.exercises:
+    with RemoteImpl(package, name=name, limits=run.limits, adapter=run.adapter, hidden_paths=list(opts.hidden_paths),
+                    libraries=run.course.libraries, scratch_root=scratch) as remote:
+        for exercise in run.course.exercises:
             if isinstance(exercise, QuizSpec):
-                results.append(_quiz(exercise, package, opts.lang))
+                results.append(_quiz(exercise, package, run.lang))
             elif opts.deadline is not None and time.monotonic() >= opts.deadline:
-                results.append(not_reached(exercise, opts.lang))
+                results.append(not_reached(exercise, run.lang))
             else:
-                results.append(_coded(exercise, remote, opts, reference))
+                results.append(_coded(exercise, remote, run, reference))
             if progress is not None:
                 progress(results)
-    return said_once(results, opts.lang)
+    return said_once(results, run.lang)
 
 
-def grade_submission(submission: Submission, course: Course, opts: JudgeOptions,
-                     progress: Progress | None = None) -> SubmissionResult:
+def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progress | None = None) -> SubmissionResult:
+    course, lang = opts.run.course, opts.run.lang
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-") as work:
@@ -142,13 +140,13 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions,
         work_dir.chmod(0o711)
         try:
             package = prepare(submission, work_dir, package_markers(course))
-            exercises = exercise_results(package, submission.name, course, opts, work_dir, progress)
+            exercises = exercise_results(package, submission.name, opts, work_dir, progress)
         except BadSubmission as problem:
-            exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
+            exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", lang, name=submission.name,
                                                                   problem=problem.message))
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
-        assignment=course.assignment.id if course.assignment else "attention", framework=course.framework,
+        assignment=course.assignment.id if course.assignment else "attention", framework=opts.run.framework,
         origin=submission.origin.to_json() if submission.origin else None)

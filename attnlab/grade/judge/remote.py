@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from attnlab.core.config import Limits
+from attnlab.core.frameworks.base import Adapter
 from attnlab.core.i18n import from_wire
 from attnlab.core.impl import Returned
 from attnlab.core.outcomes import (
@@ -42,7 +44,7 @@ from attnlab.grade.protocol.channel import (
     write_frame,
 )
 from attnlab.grade.sandbox import pipes
-from attnlab.grade.sandbox.launch import ForkedRunner, Limits, RunnerProcess, start_runner
+from attnlab.grade.sandbox.launch import ForkedRunner, RunnerProcess, start_runner
 from attnlab.grade.sandbox.levels import isolation_level
 from attnlab.grade.sandbox.scratch import copy_submission, remove_tree
 
@@ -56,10 +58,11 @@ OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: Submi
 
 
 class RemoteImpl:
-    def __init__(self, submission_dir: Path, *, name: str, limits: Limits, hidden_paths: list[Path],
-                 scratch_root: Path, libraries: tuple[str, ...] = ()):
+    def __init__(self, submission_dir: Path, *, name: str, limits: Limits, adapter: Adapter,
+                 hidden_paths: list[Path], scratch_root: Path, libraries: tuple[str, ...] = ()):
         self.name = name
         self.limits = limits
+        self.adapter = adapter  # the framework the submission is written in: its runner converts
         self.libraries = tuple(libraries)  # the course's libraries (the framework's own come with its adapter)
         self.isolation = isolation_level(limits.isolation)
         self.submission_dir = Path(submission_dir).resolve()
@@ -182,7 +185,8 @@ class RemoteImpl:
             self.close()
             raise _copy(self._import_failure)
         try:
-            self._runner = start_runner(level=self.isolation, limits=self.limits, scratch=self._scratch,
+            self._runner = start_runner(level=self.isolation, limits=self.limits, adapter=self.adapter,
+                                        scratch=self._scratch,
                                         libraries=self.libraries,
                                         package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
         except OSError:

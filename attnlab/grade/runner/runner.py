@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from attnlab.core import frameworks
+from attnlab.core.frameworks.base import Adapter
 from attnlab.core.i18n import Message, to_wire
 from attnlab.core.impl import call_checked, describe_exception, find_function, load_package
 from attnlab.core.inputs import changed
@@ -46,7 +47,7 @@ MAX_REQUEST = 1 << 31
 MAX_REQUEST_HEADER = 1 << 24  # a request lists its calls in the header (the judge is trusted here)
 
 
-def run_call(package, common: dict, call: dict,
+def run_call(package, adapter: Adapter, common: dict, call: dict,
              tensors: dict[str, torch.Tensor]) -> tuple[dict, dict[str, torch.Tensor]]:
     """Make one call of a request; the ok-reply fields and the tensors to send back."""
     kwargs = decode_args(call["args"], tensors)
@@ -58,7 +59,7 @@ def run_call(package, common: dict, call: dict,
         budget = float(budget) if isinstance(budget, (int, float)) and not isinstance(budget, bool) else None
         with address_space_for(budget):
             returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
-                                    framework=common["framework"], **how)
+                                    adapter=adapter, **how)
         output = returned.output
         result, count = output_tensors(output)
         modified, aliases = returned.modified, returned.aliases
@@ -67,7 +68,6 @@ def run_call(package, common: dict, call: dict,
         cotangent = read_output(tensors, call.get("cotangent_count"), call["cotangent_key"])
         if cotangent is None:
             raise ValueError("vjp request without its cotangent")
-        adapter = frameworks.adapter(common["framework"])
         output, grads = adapter.vjp(fn, wrt=tuple(call["wrt"]), cotangent=cotangent, **how)
         result, count = output_tensors(output)
         result.update({f"grad:{name}": g for name, g in grads.items() if g is not None})
@@ -120,7 +120,7 @@ def _is_memory_failure(exc: BaseException | None) -> bool:
     return False
 
 
-def handle(package, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]]:
+def handle(package, adapter: Adapter, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]]:
     """The reply frames of one request, one per call, each as soon as its call returns. Never raises:
     a broken request or call is reported in its reply, not fatal."""
     calls = header.get("calls")
@@ -134,18 +134,19 @@ def handle(package, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]
             yield _error(Status.ERROR, Message("grade.bad_request", {"detail": f"{type(exc).__name__}: {exc}"})), b""
         return
     for call in calls:
-        yield reply_to(package, header, call, tensors)
+        yield reply_to(package, adapter, header, call, tensors)
 
 
 def _error(status: Status, message: Message, call: str | None = None) -> dict:
     return {"status": str(status), "message": to_wire(message), "call": call}
 
 
-def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
+def reply_to(package, adapter: Adapter, common: dict, call: dict,
+             tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
     """One call's reply frame; never raises."""
     exercise = common.get("exercise")
     try:
-        reply, result = run_call(package, common, call, tensors)
+        reply, result = run_call(package, adapter, common, call, tensors)
         try:
             meta, data = encode_tensors(result)
         except ChannelError as exc:
@@ -165,10 +166,9 @@ def reply_to(package, common: dict, call: dict, tensors: dict[str, torch.Tensor]
                                                                   "problem": describe_exception(exc)})), b""
 
 
-def import_submission(path: Path, libraries: tuple[str, ...], framework: str) -> tuple[Any, dict]:
+def import_submission(path: Path, libraries: tuple[str, ...], adapter: Adapter) -> tuple[Any, dict]:
     """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
     try:
-        adapter = frameworks.adapter(framework)
         adapter.prepare()
         return load_package(path, (*adapter.imports, *libraries)), {"status": "ready"}
     except Outcome as exc:
@@ -187,29 +187,30 @@ def _reap_orphans() -> None:
         pass
 
 
-def serve(package, requests, replies, framework: str = "torch") -> None:
+def serve(package, adapter: Adapter, requests, replies) -> None:
     while True:
         _reap_orphans()
         try:
             header, payload = read_frame(requests, max_header=MAX_REQUEST_HEADER, max_payload=MAX_REQUEST)
         except ChannelClosed:
             return
-        for reply in handle(package, {**header, "framework": framework}, payload):
+        for reply in handle(package, adapter, header, payload):
             write_frame(replies, *reply)
 
 
-def run(requests_fd: int, replies_fd: int, package_dir: Path, libraries: tuple[str, ...],
-        framework: str = "torch") -> None:
-    """Announce, import the submission, then answer requests until the judge closes the channel."""
+def run(requests_fd: int, replies_fd: int, package_dir: Path, libraries: tuple[str, ...], framework: str) -> None:
+    """Announce, import the submission, then answer requests until the judge closes the channel. `framework`:
+    the name the judge sent, looked up once here."""
+    adapter = frameworks.adapter(framework)
     torch.set_num_threads(1)  # one thread per runner: parallel graders share the cores
     output.never_block()  # a print flood must not make the runner wait for the judge
     requests = os.fdopen(requests_fd, "rb", buffering=1 << 16)  # a frame in one read(2), usually
     replies = os.fdopen(replies_fd, "wb", buffering=0)
     write_frame(replies, {"status": "started"})
-    package, hello = import_submission(package_dir, libraries, framework)
+    package, hello = import_submission(package_dir, libraries, adapter)
     write_frame(replies, hello)
     if package is not None:
-        serve(package, requests, replies, framework)
+        serve(package, adapter, requests, replies)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replies", type=int, required=True, help="fd the replies are written to")
     parser.add_argument("--package", type=Path, required=True, help="the submission package directory")
     parser.add_argument("--libraries", default="", help="comma-separated packages the course lets it import")
-    parser.add_argument("--framework", default="torch", help="what the submission is written in")
+    parser.add_argument("--framework", required=True, help="what the submission is written in")
     args = parser.parse_args(argv)
     run(args.requests, args.replies, args.package, tuple(filter(None, args.libraries.split(","))), args.framework)
 

@@ -91,7 +91,7 @@ def become_runner(config: dict, channel: tuple[int, int]) -> NoReturn:
 
     code = 0
     try:
-        run(3, 4, Path(config["package"]), tuple(config["libraries"]), config.get("framework", "torch"))
+        run(3, 4, Path(config["package"]), tuple(config["libraries"]), config["framework"])
     except BaseException:  # noqa: BLE001 -- as an interpreter would: traceback to stderr, status 1
         traceback.print_exc()
         code = 1

@@ -35,6 +35,7 @@ import threading
 import time
 from typing import NoReturn
 
+from attnlab.core import frameworks
 from attnlab.grade.sandbox import jail, pipes, procs
 
 WARM_MODULES = ("torch", "numpy", "numpy.random", "jaxtyping", "beartype", "beartype.door",
@@ -244,16 +245,16 @@ def _send_quietly(ctl: socket.socket, header: dict, fds: list[int] = ()) -> None
         pipes.send(ctl, header, fds)
 
 
-def serve_forever(fd: int, framework: str = "torch") -> None:
-    """The server's main: warm up (the submissions' framework too: imported, no operation run, since a
-    framework's thread pools do not survive a fork), say whether forking is safe here, then serve until
-    the judge leaves."""
+def serve_forever(fd: int, framework: str) -> None:
+    """The server's main: warm up (the submissions' framework too, in its runners' environment: imported, no
+    operation run, since a framework's thread pools do not survive a fork), say whether forking is safe here,
+    then serve until the judge leaves."""
     sock = socket.socket(fileno=fd)
     for name in WARM_MODULES:
         importlib.import_module(name)
-    from attnlab.core import frameworks
-
-    frameworks.adapter(framework).warm()
+    adapter = frameworks.adapter(framework)
+    os.environ.update(adapter.runner_env())  # read by the framework at import (JAX's compilation cache)
+    adapter.warm()
     gc.collect()
     gc.freeze()  # runners' collections then skip the inherited objects instead of copying their pages
     jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)  # orphans of runners come back here to be reaped
@@ -275,7 +276,7 @@ def serve_forever(fd: int, framework: str = "torch") -> None:
 class ForkServer:
     """The judge's handle on a server process: started at once, waited for on first use."""
 
-    def __init__(self, *, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str = "torch"):
+    def __init__(self, *, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-I", "-u", "-B", "-c", BOOT, json.dumps(paths), str(theirs.fileno()), framework]
         self.framework = framework
@@ -338,7 +339,7 @@ _lock = threading.Lock()
 _state: dict = {"server": None, "broken": None, "final": False}
 
 
-def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str = "torch",
+def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, framework: str,
            wait: bool = True) -> ForkServer:
     """This process's forkserver: started on first use, restarted if it died, never retried once it
     proved unable to serve here (Unavailable). wait=False only starts it booting."""

@@ -15,11 +15,15 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from attnlab.core.config import Limits
 from attnlab.grade.sandbox import forkserver, landlock, pipes, procs, runs
 from attnlab.grade.sandbox.levels import Isolation
+
+if TYPE_CHECKING:
+    from attnlab.core.frameworks.base import Adapter
 
 LAUNCHERS = ("auto", "forkserver", "exec")  # auto: the forkserver, or exec where it cannot run
 JAIL = Path(__file__).with_name("jail.py")
@@ -39,45 +43,14 @@ RUNNER_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
                "from attnlab.grade.runner.runner import main; main(sys.argv[2:])")
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one runner. Times in seconds, sizes in MB unless the name says otherwise."""
-
-    timeout_s: float = 10.0  # per-exercise budget of the runner's CPU time (when no explicit budget is given)
-    memory_mb: int = 4096  # RLIMIT_AS; `import torch` alone needs ~700 MB of address space
-    max_processes: int = 64  # RLIMIT_NPROC (threads count too)
-    max_output_bytes: int = 4096  # captured stdout+stderr kept (the tail) for feedback
-    max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
-    max_open_files: int = 512  # RLIMIT_NOFILE
-    max_reply_mb: int = 1024  # largest reply payload read back from the runner
-    boot_timeout_s: float = 120.0  # runner start-up (python + torch import): the harness's time, wall clock
-    import_timeout_s: float = 20.0  # importing the submission package: CPU time, like timeout_s
-    wall_factor: float = 3.0  # the wall-clock backstop of a CPU budget B is B * wall_factor + wall_extra_s
-    wall_extra_s: float = 10.0
-    uid: int = 65534  # runner user when started as root (give parallel graders distinct uids)
-    gid: int = 65534
-    isolation: str = "auto"  # or an Isolation value, to force a weaker level (tests, debugging)
-    launcher: str = "auto"  # or one of LAUNCHERS: how runners start (tests, debugging)
-    cpu: int | None = None  # run on this CPU only (grade.py puts each worker and its runners on one CPU)
-    framework: str = "torch"  # what the submission is written in (attnlab.core.frameworks)
-
-    def __post_init__(self):
-        for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
-                     "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
-        if self.wall_factor < 1 or self.wall_extra_s < 0:  # a runner computing flat out must reach its CPU limit first
-            raise ValueError(f"Limits.wall_factor must be >= 1 and wall_extra_s >= 0, got {self.wall_factor!r}, "
-                             f"{self.wall_extra_s!r}")
-        if self.isolation not in ("auto", *(level.value for level in Isolation)):
-            raise ValueError(f"Limits.isolation must be 'auto' or one of {[i.value for i in Isolation]}, "
-                             f"got {self.isolation!r}")
-        if self.launcher not in LAUNCHERS:
-            raise ValueError(f"Limits.launcher must be one of {LAUNCHERS}, got {self.launcher!r}")
-
-    def backstop(self, cpu_s: float) -> float:
-        """Wall-clock seconds the judge waits for a runner with `cpu_s` of CPU time to spend."""
-        return cpu_s * self.wall_factor + self.wall_extra_s
+def validated(limits: Limits) -> Limits:
+    """`limits`, if its isolation and launcher name ones this module knows (ValueError otherwise)."""
+    if limits.isolation not in ("auto", *(level.value for level in Isolation)):
+        raise ValueError(f"Limits.isolation must be 'auto' or one of {[i.value for i in Isolation]}, "
+                         f"got {limits.isolation!r}")
+    if limits.launcher not in LAUNCHERS:
+        raise ValueError(f"Limits.launcher must be one of {LAUNCHERS}, got {limits.launcher!r}")
+    return limits
 
 
 def rlimits(limits: Limits) -> dict[str, int]:
@@ -85,13 +58,13 @@ def rlimits(limits: Limits) -> dict[str, int]:
             "CORE": 0, "NOFILE": limits.max_open_files}
 
 
-def runner_env(home: str) -> dict[str, str]:
+def runner_env(home: str, adapter: "Adapter | None" = None) -> dict[str, str]:
     """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner. One
-    thread per pool (XLA's CPU pools read PJRT_NPROC); JAX writes no compilation cache a later runner could
-    load (attnlab.core.frameworks.for_jax)."""
+    thread per pool; what the framework's runners need besides (its adapter's runner_env; the forkserver,
+    started before the judge knows the adapter, applies its framework's itself)."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PJRT_NPROC": "1",
-            "JAX_COMPILATION_CACHE_DIR": ""}
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            **(adapter.runner_env() if adapter else {})}
 
 
 def _import_paths() -> list[str]:
@@ -119,15 +92,16 @@ def landlock_rules(scratch: Path, exposed: list[str]) -> list[tuple[str, int]]:
             (str(scratch), landlock.EVERYTHING)]
 
 
-def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                covered: list[Path], fds: tuple[int, int] = (3, 4), libraries: tuple[str, ...] = ()) -> dict:
+def jail_config(*, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
+                hidden: list[Path], covered: list[Path], fds: tuple[int, int] = (3, 4),
+                libraries: tuple[str, ...] = ()) -> dict:
     """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
     namespaces = level.namespaces
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
             "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries),
-            "--framework", limits.framework]
+            "--framework", adapter.name]
     exposed = _exposed(paths)
     return {"namespaces": namespaces, "user_namespace": level.user_namespace,
             # the uid changes inside the jail, or (user namespace as root) before the namespace is made
@@ -135,10 +109,10 @@ def jail_config(*, level: Isolation, limits: Limits, scratch: Path, package: str
             "drop_uid_first": level is Isolation.ROOT_USER_NAMESPACES, "host_uid": level.host_uid,
             "landlock": landlock_rules(scratch, exposed) if level.landlock else None,
             "uid": limits.uid, "gid": limits.gid, "scratch": str(scratch), "inside_scratch": inside,
-            "package": f"{inside}/{package}", "libraries": list(libraries), "framework": limits.framework,
+            "package": f"{inside}/{package}", "libraries": list(libraries), "framework": adapter.name,
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": exposed, "hidden": [str(p) for p in hidden], "fds": list(fds),
-            "rlimits": rlimits(limits), "env": runner_env(inside), "argv": argv, "cpu": limits.cpu}
+            "rlimits": rlimits(limits), "env": runner_env(inside, adapter), "argv": argv, "cpu": limits.cpu}
 
 
 def clear_runner_uid(level: Isolation, limits: Limits) -> None:
@@ -149,16 +123,17 @@ def clear_runner_uid(level: Isolation, limits: Limits) -> None:
         runs.clear_uid(limits.uid, files=level is Isolation.ROOT_FILE_MODES)
 
 
-def runner_server(limits: Limits, *, wait: bool = True) -> forkserver.ForkServer:
-    """This process's runner forkserver (started on first use; see forkserver.server)."""
+def runner_server(limits: Limits, framework: str, *, wait: bool = True) -> forkserver.ForkServer:
+    """This process's runner forkserver for the framework named `framework` (started on first use; see
+    forkserver.server). A name, not an adapter: grade.py starts it before this process imports torch."""
     return forkserver.server(paths=_import_paths(), env=runner_env("/"), boot_timeout_s=limits.boot_timeout_s,
-                             framework=limits.framework, wait=wait)
+                             framework=framework, wait=wait)
 
 
 def start_runner(**how) -> "RunnerProcess | ForkedRunner":
     """A started runner (keyword arguments as RunnerProcess): forked by the forkserver unless
     Limits.launcher says "exec", or says "auto" and the forkserver cannot run here."""
-    launcher = how["limits"].launcher
+    launcher = validated(how["limits"]).launcher
     if how["level"].host_uid and not runs.holds_uid(how["limits"].uid):
         # every process of that uid is killed with the runner: it must belong to this run alone
         raise ValueError(f"isolation {how['level']} needs a runner uid leased by this process "
@@ -181,15 +156,15 @@ def _say_once(message: str) -> None:
 class RunnerProcess:
     """One started runner: the request/reply/output pipes (judge ends) and how to kill it completely."""
 
-    def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                 covered: list[Path], libraries: tuple[str, ...] = ()):
+    def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
+                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = ()):
         self.level, self.limits = level, limits
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
         pipes.widen(out_w)
-        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
-                             covered=covered, fds=(req_r, rep_w), libraries=libraries)
+        config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
+                             hidden=hidden, covered=covered, fds=(req_r, rep_w), libraries=libraries)
         command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
         if level.namespaces:
             flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
@@ -245,15 +220,15 @@ class ForkedRunner:
     RunnerProcess. `pid` is the supervisor (the runner itself without namespaces), `init_pid` the runner
     as pid 1 of its pid namespace; both come with pidfds, so no kill can hit a reused pid."""
 
-    def __init__(self, *, level: Isolation, limits: Limits, scratch: Path, package: str, hidden: list[Path],
-                 covered: list[Path], libraries: tuple[str, ...] = ()):
+    def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
+                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = ()):
         self.level, self.limits = level, limits
         self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
         self._code: int | None = None
         self._gone = False  # the control socket closed without an exit report: the server died
-        config = jail_config(level=level, limits=limits, scratch=scratch, package=package, hidden=hidden,
-                             covered=covered, libraries=libraries)
-        server = runner_server(limits)
+        config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
+                             hidden=hidden, covered=covered, libraries=libraries)
+        server = runner_server(limits, adapter.name)
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()

@@ -63,11 +63,11 @@ def problems(reference: dict | None, template: dict | None, log: str) -> list[st
 
 
 def reference_package() -> Path:
-    """The reference in the assignment's framework: reference/ (torch) or reference/<framework>/."""
+    """The reference in the assignment's framework: reference/ (the default) or reference/<framework>/."""
+    from attnlab.core import frameworks
     from attnlab.core.spec_load import assignment_framework
 
-    framework = assignment_framework(SOURCE / "spec")
-    return SOURCE / "reference" if framework == "torch" else SOURCE / "reference" / framework
+    return SOURCE / "reference" / frameworks.adapter(assignment_framework(SOURCE / "spec")).subfolder
 
 
 def main() -> int:
