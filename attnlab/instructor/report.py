@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from attnlab.core import paths
+from attnlab.core import config, paths
 from attnlab.core.catalogue import CATALOGUE
 from attnlab.core.frameworks import DEFAULT
 from attnlab.core.i18n import default_lang, t
@@ -126,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.report", description=__doc__.split("\n")[0])
     parser.add_argument("results_dir", type=Path, help="a grade.py --out directory")
     parser.add_argument("-o", "--output", type=Path, help="HTML file (default: RESULTS_DIR/report.html)")
-    parser.add_argument("--lang", choices=["en", "zh"], default=None,
-                        help="report language (default: locale)")
+    config.add_arguments(parser, ("lang",))
     parser.add_argument("--submissions", type=Path, default=None,
                         help="the directory of submissions that was graded: adds the similar-code section")
     opts = parser.parse_args(argv)

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from attnlab.core import paths
+from attnlab.core import config, paths
 from attnlab.core.i18n import Message, default_lang, t
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
@@ -229,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", type=Path, help="a directory of submissions (package directories or .zip files)")
     parser.add_argument("--top", type=int, default=20, help="pairs printed, most alike first (default 20)")
     parser.add_argument("--json", type=Path, default=None, help="write every pair, with its fragments, here")
-    parser.add_argument("--lang", choices=["en", "zh"], default=None)
-    parser.add_argument("--assignment", default=None, help="whose exercises (default: course.yaml's first)")
+    config.add_arguments(parser, ("lang", "assignment"))
     opts = parser.parse_args(argv)
     lang = opts.lang or default_lang()
     if not opts.directory.is_dir():

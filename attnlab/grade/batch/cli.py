@@ -34,6 +34,10 @@ RESERVE_S = 120.0  # of a --budget: grade.py's start, the runner's start and the
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grade.py", description="Grade attention-exercise submissions. "
                                      "`grade.py merge DIR... --out DIR` combines shard outputs.")
     parser.add_argument("submissions", nargs="*", type=Path,
@@ -64,7 +68,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="grade even when started as root without namespaces (student code would run as root)")
     parser.add_argument("--isolation", choices=["auto", *(i.value for i in Isolation)], default="auto",
                         help="a weaker isolation level than the best this machine offers (tests, debugging)")
-    return parser.parse_args(argv)
+    return parser
 
 
 def parse_shard(text: str) -> tuple[int, int]:
