@@ -22,6 +22,7 @@ import pytest
 import simulations
 
 from attnlab.core import frameworks, paths
+from attnlab.grade.batch import secret
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
 
@@ -31,7 +32,8 @@ SENTINELS = [Path("/tmp/attnlab-daemon-was-here"), Path("/tmp/attnlab-forged.jso
 SOFTMAX_STATUS = {"infinite_loop": "timeout", "ignore_signals": "timeout", "sleep_at_import": "timeout",
                   "exit_at_import": "error", "os_exit_in_call": "error", "segfault": "error",
                   "syntax_error": "error", "import_reference": "error", "memory_bomb": "memory",
-                  "fixture_replay": "not_implemented", "read_reference_via_proc": "not_implemented"}
+                  "fixture_replay": "not_implemented", "read_reference_via_proc": "not_implemented",
+                  "read_course_secret": "not_implemented"}
 # README: at root-dropped+file-modes (no namespaces, no Landlock) a runner can read what any user can,
 # such as a world-readable copy of the solution outside the checkout: the planted one is stolen
 DIFFERENCES = {"root-dropped+file-modes": {"read_reference_via_proc": "passed"}}
@@ -47,7 +49,7 @@ def modes_that_matter() -> dict[str, int]:
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    skip = {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "dist", "grading-output"}
+    skip = {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "dist", "grading-output", ".attnlab"}
     digest = {}
     for path in sorted(root.rglob("*")):
         if path.is_file() and not skip & set(path.relative_to(root).parts):
@@ -83,6 +85,10 @@ def graded(request, tmp_path_factory):
     planted = Path("/opt/attnlab-planted-solution")  # a second copy of the solution outside the repo
     planted.mkdir(parents=True, exist_ok=True)
     shutil.copy(paths.REFERENCE_DIR / "softmax.py", planted / "softmax.py")
+    # the course secret where grade.py keeps it by default (the checkout, which runners see) and where this
+    # session's tests keep theirs (/tmp): read_course_secret looks for both
+    made_default = secret.read(secret.DEFAULT_FILE) is None
+    secret.ensure(secret.DEFAULT_FILE), secret.ensure(secret.secret_file())
     before, modes_before = tree_digest(paths.ROOT), modes_that_matter()
     out = work / "out"
     attacks = sorted(p for p in ATTACKS.iterdir() if p.is_dir() and p.name != "__pycache__")
@@ -91,6 +97,8 @@ def graded(request, tmp_path_factory):
                           cwd=work, capture_output=True, text=True, timeout=900)
     time.sleep(5)  # give any escaped daemon time to show itself
     shutil.rmtree(planted, ignore_errors=True)
+    if made_default:
+        shutil.rmtree(secret.DEFAULT_FILE.parent)
     level = re.search(r"isolation: (\S+)", proc.stderr)
     uids = re.search(r"runner uids ([0-9, ]+)", proc.stderr)
     uids = {int(u) for u in uids.group(1).split(",")} if uids else set()

@@ -13,7 +13,7 @@ of visible cases only, the reference's pictures for `attnlab viz` (fixtures/_viz
 the `attnlab` command and a README in English and Chinese. No reference/, no hidden data.
 
 The autograder zip holds setup.sh and run_autograder at its root, and the full grader: grade.py,
-harness/, reference/ and spec/ (hidden cases included: grading draws fresh inputs from a secret seed), and
+harness/, reference/ and spec/ (hidden cases included: grading draws hidden inputs from the course secret, which the zip carries), and
 student_template/ for the self-test setup.sh runs (self_test.py). ATTNLAB_TORCH_INDEX, when set while the zip
 is made, becomes the index setup.sh installs torch from (see setup.sh.j2).
 """
@@ -36,10 +36,12 @@ from attnlab.core.config import Limits
 from attnlab.core.frameworks.base import Adapter
 from attnlab.core.spec import Course, QuizSpec, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
+from attnlab.grade.batch import secret
 
 PACKAGE = "attention"  # the student's working package in the handout
 TORCH_PIN = "torch==2.13.0"
 RELEASE_FILES = Path(__file__).resolve().parent / "release_files"
+SECRET_IN_RELEASE = secret.DEFAULT_FILE.relative_to(paths.ROOT).as_posix()  # where grade.py looks for it
 HANDOUT_PACKAGES = ("core", "student")  # of attnlab/: what students run, and nothing else
 GRADER_PACKAGES = ("core", "student", "grade")
 HANDOUT_DEPS = ("torch", "numpy", "jaxtyping", "beartype", "pyyaml", "pytest", "hypothesis", "matplotlib")
@@ -47,6 +49,7 @@ GRADER_DEPS = ("numpy", "jaxtyping", "beartype", "pyyaml", "hypothesis")  # torc
 SPEC_HEADER = "# Made by `python -m attnlab.instructor.release handout`: visible cases and properties only.\n"
 EXECUTABLE = 0o100755 << 16
 REGULAR = 0o100644 << 16
+PRIVATE = 0o100600 << 16  # the course secret: the judge's (root's) alone, even before grade.py hides it
 
 
 class ReleaseError(RuntimeError):
@@ -279,6 +282,11 @@ def _stage_autograder(stage: Path, course: Course, adapter: Adapter) -> None:
     shutil.copytree(paths.REFERENCE_DIR, stage / "reference", ignore=_ignore())
     copy_spec(course, stage / "spec", visible_only=False)  # hidden cases too: grading needs them
     paths.copy_template(stage / "student_template", adapter)  # graded by self_test.py
+    # the hidden inputs: the course secret (made here if there is none), so Gradescope grades every upload of
+    # the same code alike, and as grade.py does here
+    value, _ = secret.ensure(secret.secret_file())
+    (stage / SECRET_IN_RELEASE).parent.mkdir(mode=0o700)
+    (stage / SECRET_IN_RELEASE).write_text(value.hex() + "\n", encoding="ascii")
     files = RELEASE_FILES / "autograder"
     for name in ("run_autograder", "finish_results.py", "self_test.py"):
         shutil.copy2(files / name, stage / name)
@@ -300,12 +308,13 @@ def torch_index() -> str:
 
 def _zip_tree(stage: Path, target: Path) -> None:
     executables = {"setup.sh", "run_autograder", "grade.py"}
+    private = {SECRET_IN_RELEASE}
     tmp = target.with_name(f".{target.name}.tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(p for p in stage.rglob("*") if p.is_file()):
             rel = path.relative_to(stage).as_posix()
             info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
-            info.external_attr = EXECUTABLE if rel in executables else REGULAR
+            info.external_attr = EXECUTABLE if rel in executables else PRIVATE if rel in private else REGULAR
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, path.read_bytes())
     tmp.replace(target)

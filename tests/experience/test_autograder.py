@@ -6,6 +6,7 @@ code as root (simulations.py) or lose the reference points."""
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import simulations
 
 from attnlab.core import frameworks, paths
 from attnlab.core.i18n import t
+from attnlab.grade.batch import secret
 from attnlab.instructor.release import build_autograder
 from attnlab.student.submit import build_submission
 
@@ -44,7 +46,9 @@ def fake_autograder(zip_path: Path, root: Path) -> Path:
 
 
 def run_autograder(root: Path, python: str = sys.executable, **env_vars: str) -> dict:
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python, **env_vars}
+    # as on Gradescope: the course secret is the one the zip carries, not this test session's
+    env = {**{k: v for k, v in os.environ.items() if k != secret.ENV}, "AUTOGRADER_ROOT": str(root),
+           "AUTOGRADER_PYTHON": python, **env_vars}
     done = subprocess.run([str(root / "source" / "run_autograder")], env=env, check=False,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -81,6 +85,25 @@ def test_zip_has_setup_and_run_autograder_at_its_root_and_the_full_grader(autogr
     assert "--gradescope" in runner and "results/results.json" in runner and "--budget" in runner
     for text in (setup, runner, requirements):  # no registry host named anywhere
         assert "http" not in text and "pypi" not in text.lower()
+
+
+def test_the_release_carries_the_course_secret_and_grades_each_upload_alike(autograder_zip, tmp_path):
+    """Gradescope passes no seed: the zip's course secret decides the hidden inputs, so two students handing in
+    the same partly wrong code, or one re-uploading it, get the same score."""
+    with zipfile.ZipFile(autograder_zip) as zf:
+        info = zf.getinfo(".attnlab/course-secret")
+        carried = bytes.fromhex(zf.read(info).decode())
+    assert (info.external_attr >> 16) & 0o777 == 0o600 and carried == secret.read(secret.secret_file())
+    package = tmp_path / "attention"
+    shutil.copytree(paths.EXAMPLES_DIR / "reference", package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(paths.ROOT / "tests" / "mutations" / "softmax" / "bug_global_max.py", package / "softmax.py")
+    graded = []
+    for upload in ("first", "second"):
+        root = fake_autograder(autograder_zip, tmp_path / upload)
+        build_submission(package, out_dir=root / "submission", student="wei")
+        results = run_autograder(root)
+        graded.append((results["score"], [(t["name"], t["score"], t["output"]) for t in results["tests"]]))
+    assert graded[0] == graded[1] and 0 < graded[0][0] < 100
 
 
 def test_a_submitted_zip_is_graded_into_results_json(autograder_zip, tmp_path):

@@ -12,7 +12,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from attnlab.core import config, shutdown
 from attnlab.core.config import EXERCISE_CPU_S, Limits
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
-from attnlab.grade.batch import outputs
+from attnlab.grade.batch import outputs, secret
 from attnlab.grade.batch.intake import check_paths, discover
 from attnlab.grade.batch.run import grade_all
 from attnlab.grade.batch.submissions import Layout, package_markers
@@ -102,13 +101,28 @@ def budget_timeout(budget_s: float, exercises: int, limits: Limits, cap: float =
     return min(cap, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
 
 
-def run_seed(out_dir: Path, requested: int | None) -> int:
-    """The run's secret seed: --seed, else the one already recorded in --out, else a new random one."""
+def run_seed(out_dir: Path, requested: int | None, assignment: str, *, force: bool) -> int:
+    """The run's seed for fresh inputs: --seed, else the course secret's for the assignment (made on first use,
+    grade/batch/secret.py), so every run grades the same code alike. Recorded in --out (hidden from runners):
+    a rerun into a directory graded with --seed goes on with that seed; one graded with another course secret
+    is refused unless --force regrades all of it."""
     record = out_dir / outputs.RUN_FILE
-    if requested is None and record.exists():
-        return int(json.loads(record.read_text())["seed"])
-    seed = requested if requested is not None else secrets.randbits(62)
-    outputs.atomic_write(record, json.dumps({"seed": seed}) + "\n")
+    recorded = json.loads(record.read_text()) if record.exists() else None
+    fingerprint = None
+    if requested is not None:
+        seed = requested
+    else:
+        value, made = secret.ensure(secret.secret_file())
+        seed, fingerprint = secret.assignment_seed(value, assignment), secret.fingerprint(value)
+        if made:
+            print(f"grade.py: made the course secret {secret.secret_file()} (keep it: it decides every hidden "
+                  "input; `python -m attnlab.instructor.secret rotate` makes a new one)", file=sys.stderr)
+        if recorded is not None and recorded["seed"] != seed and not force:
+            if recorded.get("secret") is not None:
+                raise ValueError(f"{out_dir} was graded with another course secret ({recorded['secret']}, now "
+                                 f"{fingerprint}): grade into a new --out, or add --force to regrade all of it")
+            seed, fingerprint = int(recorded["seed"]), None  # graded with --seed N: go on with it
+    outputs.atomic_write(record, json.dumps({"seed": seed, "secret": fingerprint}) + "\n")
     return seed
 
 
@@ -136,8 +150,6 @@ def setup(opts: argparse.Namespace) -> tuple:
     mine = submissions
     if opts.shard is not None:
         index, count = opts.shard
-        if opts.seed is None and not (opts.out / outputs.RUN_FILE).exists():
-            raise ValueError("--shard needs --seed N: every shard must draw the same fresh inputs")
         mine = [s for s in submissions if shard_of(s.name, count) == index]
     limits = validated(run.limits)
     timeout = opts.timeout if opts.timeout is not None else limits.timeout_s
@@ -176,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
-    run, lang, course = run.replace(seed=run_seed(out_dir, opts.seed)), run.lang, run.course
+    try:
+        seed = run_seed(out_dir, opts.seed, run.course.assignment.id, force=opts.force)
+    except (secret.SecretError, ValueError) as exc:
+        print(f"grade.py: {exc}", file=sys.stderr)
+        return 2
+    run, lang, course = run.replace(seed=seed), run.lang, run.course
     judge = JudgeOptions(run=run, hidden_paths=hidden_paths_for(out_dir, submissions),
                          deadline=started + opts.budget if opts.budget is not None else None)
     from attnlab.core import devices

@@ -20,6 +20,7 @@ from attnlab.core.results import ExerciseResult, SubmissionResult
 from attnlab.core.scoring import grade_exercise, load_reference, make_context
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
+from attnlab.grade.batch import secret
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
@@ -41,10 +42,12 @@ def installed_reference() -> list[Path]:
 
 
 def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path, ...]:
-    """What a runner must not see: solutions, specs, data, results and every other submission."""
+    """What a runner must not see: solutions, specs, data, results, the course secret and every other
+    submission."""
     root = paths.ROOT
     fixed = [paths.REFERENCE_DIR, *installed_reference(), paths.SPEC_DIR, paths.FIXTURES_DIR, root / "tests",
-             root / "examples", root / ".git", root / "dist", root / "grading-output", out_dir]
+             root / "examples", root / ".git", root / "dist", root / "grading-output", out_dir,
+             secret.DEFAULT_FILE.parent, secret.secret_file()]
     return tuple(dict.fromkeys(p.resolve() for p in fixed + [s.source for s in submissions]))
 
 
