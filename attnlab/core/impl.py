@@ -12,7 +12,6 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import torch
 
 from attnlab.core import imports
-from attnlab.core.frames import is_student_frame
-from attnlab.core.i18n import Message
+from attnlab.core.calls import describe_exception, invoke
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
-from attnlab.core.outputs import Output, as_output, detach, parts
+from attnlab.core.outputs import Output, detach, parts
 
 if TYPE_CHECKING:
     from attnlab.core.frameworks.base import Adapter
@@ -112,47 +110,6 @@ def find_function(package: ModuleType, module: str, function: str) -> Callable:
     return fn
 
 
-def _student_file(filename: str, root: Path | None) -> str:
-    """The file as the student knows it: relative to their package (`root`), never where it was copied to."""
-    path = Path(filename)
-    if root is not None and path.is_absolute() and path.resolve().is_relative_to(root):
-        return path.resolve().relative_to(root).as_posix()
-    return path.name
-
-
-def describe_exception(exc: BaseException, *, root: Path | None = None) -> Message:
-    """Type, message and the innermost frame in the student's code (file:line, relative to `root`)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_student_frame(f.filename)]
-    where: Message | str = Message("exception_at", {"file": _student_file(frames[-1].filename, root),
-                                                    "line": frames[-1].lineno}) if frames else ""
-    message = str(exc)
-    if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
-        where = Message("exception_at", {"file": _student_file(exc.filename or "?", root), "line": exc.lineno})
-        message = exc.msg
-    return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
-
-
-def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
-           adapter: "Adapter", deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
-    """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
-    mapping failures to harness outcomes."""
-    guard = adapter.guard(exercise, forbidden_calls, deep=deep_guard)
-    try:
-        with guard, adapter.budget(exercise, max_tensor_mb):
-            return fn(**kwargs)
-    except Outcome:
-        raise
-    except NotImplementedError as exc:
-        raise NotImplementedByStudent("not_implemented", exercise=exercise, detail=str(exc)) from None
-    except RecursionError as exc:
-        raise SubmissionError("exercise_problem", exercise=exercise, problem=describe_exception(exc)) from None
-    except Exception as exc:
-        if (missing := imports.not_in_course(exc)) is not None:
-            raise SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
-                                  offered=", ".join(missing.offered)) from None
-        raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
-
-
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
                  forbidden_calls: tuple[str, ...], adapter: "Adapter", deep_guard: bool = True,
                  max_tensor_mb: float | None = None) -> Returned:
@@ -161,8 +118,8 @@ def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str
     an input the call changed in place is changed in `kwargs` too, as if the call had been made on them."""
     converted = adapter.to_framework(kwargs)
     before = adapter.snapshot(converted)
-    raw = invoke(fn, exercise=exercise, kwargs=converted, forbidden_calls=forbidden_calls, deep_guard=deep_guard,
-                 max_tensor_mb=max_tensor_mb, adapter=adapter)
+    raw = invoke(fn, exercise=exercise, kwargs=converted, forbidden_calls=forbidden_calls, guards=adapter,
+                 deep_guard=deep_guard, max_tensor_mb=max_tensor_mb)
     output = adapter.to_torch(raw, function)
     modified = adapter.changed(converted, before)
     if converted is not kwargs:
@@ -211,32 +168,6 @@ class InProcessImpl:
         fn = self._function(module, function)
         return self.adapter.vjp(fn, exercise=exercise, function=function, kwargs=kwargs,
                                 forbidden_calls=forbidden_calls, wrt=wrt, cotangent=cotangent)
-
-
-def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output,
-             adapter: "Adapter"):
-    """Output and gradients of <output, cotangent> (summed over the outputs of a function returning several)
-    with respect to the tensors named in `wrt`; None for an argument the output does not depend on through
-    autograd (no gradient reaches it)."""
-    leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
-    with torch.enable_grad():
-        output = as_output(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
-                                  forbidden_calls=forbidden_calls, adapter=adapter), function)  # autograd
-        pairs = list(zip(parts(output), parts(cotangent)))
-        if len(parts(output)) != len(parts(cotangent)) or any(o.shape != c.shape for o, c in pairs):
-            raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in parts(output)],
-                                  expected=[tuple(c.shape) for c in parts(cotangent)])
-        if not any(o.requires_grad for o in parts(output)):
-            raise SubmissionError("not_differentiable", function=function).with_hint(
-                Message("hint_gradient_unreached"))
-        try:
-            # <output, cotangent> is a scalar: backward needs no grad_outputs (whose shape check in
-            # torch.autograd.grad imports sympy); the gradients are the same
-            inner = sum((o * c.to(o.dtype)).sum() for o, c in pairs if o.requires_grad)
-            grads = torch.autograd.grad(inner, list(leaves.values()), allow_unused=True)
-        except Exception as exc:
-            raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
-    return detach(output), {name: None if g is None else g.detach() for name, g in zip(wrt, grads)}
 
 
 class FileImpl(InProcessImpl):

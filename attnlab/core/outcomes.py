@@ -6,16 +6,17 @@ Each carries a catalogue message (attnlab.core.i18n), rendered in the reader's l
 instead of the exercise's general hint.
 """
 
-from typing import Any
+from typing import Any, Self
 
 from attnlab.core.i18n import Message
 from attnlab.core.status import Status
 
 
-class Outcome(Exception):
-    """Base: the call did not produce a usable output."""
+class _Worded:
+    """A catalogue message as an exception's text, and advice that may be attached to it (see the module
+    docstring). Mixed into Outcome and CheckFailure, which checks catch apart: their bases differ."""
 
-    status = Status.ERROR
+    status: Status
     hint: Message | None = None
 
     def __init__(self, key: str, /, **values: Any):
@@ -25,12 +26,18 @@ class Outcome(Exception):
     def text(self, lang: str = "en") -> str:
         return self.message.text(lang)
 
-    def with_hint(self, hint: Message) -> "Outcome":
+    def with_hint(self, hint: Message) -> Self:
         self.hint = hint
         return self
 
     def __str__(self) -> str:
         return self.text("en")
+
+
+class Outcome(_Worded, Exception):
+    """Base: the call did not produce a usable output."""
+
+    status = Status.ERROR
 
 
 class NotImplementedByStudent(Outcome):
@@ -87,25 +94,10 @@ class NotRun(Outcome):
     status = Status.NOT_RUN
 
 
-class CheckFailure(AssertionError):
+class CheckFailure(_Worded, AssertionError):
     """A check ran and the output was wrong."""
 
     status = Status.FAILED
-    hint: Message | None = None
-
-    def __init__(self, key: str, /, **values: Any):
-        self.message = Message(key, values)
-        super().__init__(key)
-
-    def text(self, lang: str = "en") -> str:
-        return self.message.text(lang)
-
-    def with_hint(self, hint: Message) -> "CheckFailure":
-        self.hint = hint
-        return self
-
-    def __str__(self) -> str:
-        return self.text("en")
 
 
 RAISED = (Outcome, CheckFailure)  # what a call or check may raise into the checks

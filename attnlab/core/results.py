@@ -5,7 +5,7 @@ These are the only shapes results take; JSON, CSV, Gradescope and the HTML repor
 
 from dataclasses import asdict, dataclass, field
 
-from attnlab.core.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
 from attnlab.core.status import Status
 
 

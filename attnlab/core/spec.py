@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnlab.core.frameworks import DEFAULT as DEFAULT_FRAMEWORK
-from attnlab.core.frameworks import NAMES as FRAMEWORKS
+from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
+from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 
 ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device")
 TENSOR_DTYPES = ("float32", "float64", "bfloat16", "float16")

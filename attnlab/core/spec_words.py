@@ -16,18 +16,14 @@ A framework's hints replace the whole general list. Torch's students, and any fr
 own, read the general text. ExerciseSpec.in_framework applies them; spec_load.exercise reads them here.
 """
 
-from typing import TYPE_CHECKING
-
-from attnlab.core.frameworks import DEFAULT, OTHERS
-from attnlab.core.frameworks import NAMES as FRAMEWORKS
+from attnlab.core.frameworks.names import DEFAULT, OTHERS
+from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 from attnlab.core.i18n import LANGS
 from attnlab.core.spec import FrameworkWords, Misconception, Text
-
-if TYPE_CHECKING:  # spec_load imports this module
-    from attnlab.core.spec_load import Node
+from attnlab.core.spec_nodes import Node
 
 
-def _own_keys(node: "Node", frameworks: tuple[str, ...]) -> list[str]:
+def _own_keys(node: Node, frameworks: tuple[str, ...]) -> list[str]:
     """The frameworks `node` gives their own text; anything but en, zh and those is an error naming the key."""
     for key in node.value:
         if key == DEFAULT:
@@ -40,7 +36,7 @@ def _own_keys(node: "Node", frameworks: tuple[str, ...]) -> list[str]:
     return [f for f in frameworks if f in node.value]
 
 
-def worded_text(node: "Node", key: str, frameworks: tuple[str, ...]) -> tuple[Text, dict[str, Text]]:
+def worded_text(node: Node, key: str, frameworks: tuple[str, ...]) -> tuple[Text, dict[str, Text]]:
     """`key: {en: ..., zh: ..., <framework>: {en: ..., zh: ...}}`: the general text and each framework's own."""
     texts = node.mapping(key)
     own = {}
@@ -51,7 +47,7 @@ def worded_text(node: "Node", key: str, frameworks: tuple[str, ...]) -> tuple[Te
     return Text(**{lang: texts.get(lang, str) for lang in LANGS}), own
 
 
-def worded_hints(node: "Node", frameworks: tuple[str, ...]
+def worded_hints(node: Node, frameworks: tuple[str, ...]
                  ) -> tuple[dict[str, tuple[str, ...]], dict[str, dict[str, tuple[str, ...]]]]:
     """`hints: {en: [...], zh: [...], <framework>: {en: [...], zh: [...]}}`: the general hints by language and
     each framework's own (a non-empty list in both languages)."""
@@ -64,7 +60,7 @@ def worded_hints(node: "Node", frameworks: tuple[str, ...]
     return {lang: _lines(hints, lang, empty_ok=True) for lang in LANGS}, own
 
 
-def _lines(node: "Node", lang: str, *, empty_ok: bool) -> tuple[str, ...]:
+def _lines(node: Node, lang: str, *, empty_ok: bool) -> tuple[str, ...]:
     if lang not in node.value:
         raise node.child(lang).fail("a list of hints (both languages, en and zh, are required)")
     items = node.sequence(lang)
@@ -76,7 +72,7 @@ def _lines(node: "Node", lang: str, *, empty_ok: bool) -> tuple[str, ...]:
     return tuple(item.value for item in items)
 
 
-def worded_misconceptions(node: "Node", frameworks: tuple[str, ...]
+def worded_misconceptions(node: Node, frameworks: tuple[str, ...]
                           ) -> tuple[tuple[Misconception, ...], dict[str, dict[str, Text]]]:
     """`misconceptions:`, each with its general message, and each framework's own messages by misconception id."""
     found, own = [], {}

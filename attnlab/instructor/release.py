@@ -13,7 +13,8 @@ of visible cases only, the reference's pictures for `attnlab viz` (fixtures/_viz
 the `attnlab` command and a README in English and Chinese. No reference/, no hidden data.
 
 The autograder zip holds setup.sh and run_autograder at its root, and the full grader: grade.py,
-harness/, reference/ and spec/ (hidden cases included: grading draws hidden inputs from the course secret, which the zip carries), and
+harness/, reference/ and spec/ (hidden cases included: grading draws hidden inputs from the course secret,
+which the zip carries), and
 student_template/ for the self-test setup.sh runs (self_test.py). ATTNLAB_TORCH_INDEX, when set while the zip
 is made, becomes the index setup.sh installs torch from (see setup.sh.j2).
 """

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from attnlab.core import paths
-from attnlab.core.frameworks import NAMES as FRAMEWORKS
-from attnlab.core.frameworks import OTHERS
+from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
+from attnlab.core.frameworks.names import OTHERS
 from attnlab.core.i18n import LANGS
 from attnlab.core.spec import (
     ARG_KINDS,

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 
 from attnlab.core.config import Limits
 from attnlab.core.outcomes import TimeLimit
+from attnlab.core.time_budget import TimeBudget
 
 REPEAT_S = 0.25  # once expired, the signal repeats: code that swallows one interruption gets another
 
@@ -26,11 +27,13 @@ class Expired(BaseException):
     `except Exception:` cannot swallow it; TimedImpl turns it into the TimeLimit outcome."""
 
 
-class ExerciseClock:
-    """One exercise's budget: `cpu_s` of CPU time, `wall_s` of wall-clock time, consumed while running()."""
+class InProcessClock(TimeBudget):
+    """One exercise's budget in this process, measured by interval timers: `cpu_s` of CPU time, `wall_s` of
+    wall-clock time, consumed while running(). (A grading runner's is attnlab.grade.judge.clock.RunnerClock.)"""
 
     def __init__(self, exercise: str, cpu_s: float, wall_s: float):
-        self.exercise, self.cpu_s, self.wall_s = exercise, cpu_s, wall_s
+        super().__init__(cpu_s, wall_s)
+        self.exercise = exercise
         self.cpu_left, self.wall_left = self.cpu_s, self.wall_s
         self.verdict: TimeLimit | None = None
         self._armed = False  # a signal still pending after the code returned must not raise elsewhere
@@ -40,10 +43,9 @@ class ExerciseClock:
             return
         if self.verdict is None:
             if signum == signal.SIGPROF:
-                self.verdict = TimeLimit("grade.cpu_limit", exercise=self.exercise, seconds=self.cpu_s)
+                self.verdict = self.out_of_cpu(self.exercise)
             else:
-                self.verdict = TimeLimit("grade.idle_limit", exercise=self.exercise, seconds=self.wall_s,
-                                         cpu=self.cpu_s - signal.getitimer(signal.ITIMER_PROF)[0])
+                self.verdict = self.out_of_wall(self.exercise, self.cpu_s - signal.getitimer(signal.ITIMER_PROF)[0])
         raise Expired
 
     @contextmanager
@@ -67,9 +69,9 @@ class ExerciseClock:
 
 
 class TimedImpl:
-    """An Implementation whose calls share one ExerciseClock (see the module docstring)."""
+    """An Implementation whose calls share one InProcessClock (see the module docstring)."""
 
-    def __init__(self, inner, clock: ExerciseClock):
+    def __init__(self, inner, clock: InProcessClock):
         self.inner, self.clock = inner, clock
         self.name = inner.name
 
@@ -98,4 +100,4 @@ class TimedImpl:
 
 def time_limited(impl, exercise: str, limits: Limits) -> TimedImpl:
     """`impl` with the exercise's time limit (the run's limits: its framework's, as grading gives it)."""
-    return TimedImpl(impl, ExerciseClock(exercise, limits.timeout_s, limits.backstop(limits.timeout_s)))
+    return TimedImpl(impl, InProcessClock(exercise, limits.timeout_s, limits.backstop(limits.timeout_s)))

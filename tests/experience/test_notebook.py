@@ -5,7 +5,7 @@ import os
 import pytest
 import torch
 
-from attnlab.core import frameworks, limits, paths
+from attnlab.core import config, frameworks, paths
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.outcomes import NotImplementedByStudent
 from attnlab.core.spec_load import load_course
@@ -93,7 +93,7 @@ def test_the_html_view_shows_each_check_with_every_text_escaped():
 
 
 def test_an_endless_function_times_out_as_when_graded(monkeypatch):
-    monkeypatch.setattr(limits, "EXERCISE_CPU_S", 0.5)
+    monkeypatch.setattr(config, "EXERCISE_CPU_S", 0.5)
 
     def endless(in_features, dim):
         while True:

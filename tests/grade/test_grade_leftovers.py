@@ -1,7 +1,7 @@
 """Nothing left behind: a grade.py killed with SIGKILL, together with its runner forkserver (as an OOM kill or
 a container being stopped would), leaves its scratch directory and, where runners run as a host uid, its
 runner and the daemon that runner started; the next grade.py run removes all of them and puts back the file
-modes the killed run changed (sandbox/runs.py: sweep)."""
+modes the killed run changed (sandbox/host.py: sweep)."""
 
 import os
 import re

@@ -18,7 +18,7 @@ import simulations
 
 from attnlab.core.config import Limits
 from attnlab.grade.batch.cli import budget_timeout
-from attnlab.grade.sandbox import modes, procs, runs
+from attnlab.grade.sandbox import host, modes, procs, runs
 from attnlab.grade.sandbox.scratch import remove_tree
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="leasing uids and running code as them needs root")
@@ -87,7 +87,7 @@ def test_modes_are_put_back_by_the_last_run_that_needed_them_or_by_the_sweep(tmp
     assert stat.S_IMODE(secret.stat().st_mode) == 0o750  # the other run still needs it
     assert stat.S_IMODE((tmp_path / "closed").stat().st_mode) == 0o700
     killed(other)
-    runs.sweep()
+    host.sweep()
     assert stat.S_IMODE(secret.stat().st_mode) == 0o755
 
 

@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # base imports torch: grade.py starts its runner server first (see its cli)
     from attnlab.core.frameworks.base import Adapter
 
-# every framework and its adapter's module; the first is the default (course.yaml without `framework:`)
-MODULES = {"torch": "for_torch", "numpy": "for_numpy", "jax": "for_jax", "mindspore": "for_mindspore"}
-NAMES = tuple(MODULES)
-DEFAULT = NAMES[0]
-OTHERS = NAMES[1:]  # a spec gives these their own words and tolerances; their files live in subfolders
+from attnlab.core.frameworks.names import DEFAULT, MODULES, NAMES, OTHERS
+
+__all__ = ["DEFAULT", "MODULES", "NAMES", "OTHERS", "adapter", "check_usable", "default"]
 _ADAPTERS: dict[str, "Adapter"] = {}
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlab.core.calls import describe_exception, invoke
 from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
 from attnlab.core.frameworks.swap import SwapGuard
 from attnlab.core.i18n import Message
@@ -143,15 +144,13 @@ class JaxAdapter(Adapter):
         """Output and gradients of <output, cotangent> with respect to `wrt`, by jax.vjp: the student's code
         runs once, traced, under the guard. An output that does not depend on the arguments through JAX
         (jax.lax.stop_gradient, a NumPy round trip) is not differentiable."""
-        from attnlab.core.impl import invoke
-
         converted = self.to_framework(kwargs)
         single = isinstance(cotangent, torch.Tensor)
         with self.precision(self._call.x64):
             cotangents = [self.array(c) for c in parts(cotangent)]
         forward = _traced(fn, converted, wrt, function, self)
         raw, pullback = invoke(lambda: _vjp(forward, [converted[n] for n in wrt]), exercise=exercise, kwargs={},
-                               forbidden_calls=forbidden_calls, adapter=self)
+                               forbidden_calls=forbidden_calls, guards=self)
         outputs = parts(self.to_torch(raw, function))
         if len(outputs) != len(cotangents) or any(o.shape != c.shape for o, c in zip(outputs, cotangents)):
             raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in outputs],
@@ -160,8 +159,6 @@ class JaxAdapter(Adapter):
         return join(list(outputs), single), {name: self.tensor_of(g) for name, g in zip(wrt, grads)}
 
     def _pull(self, pullback: Callable, raw: Any, cotangents: list, exercise: str) -> tuple:
-        from attnlab.core.impl import describe_exception
-
         several = isinstance(raw, (tuple, list))
         try:
             with self.precision(self._call.x64):  # the cotangent in each output's dtype, as jax.vjp requires

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlab.core.calls import describe_exception, invoke
 from attnlab.core.frameworks.base import Adapter, tensor_to_numpy
 from attnlab.core.frameworks.swap import SwapGuard
 from attnlab.core.outcomes import Outcome, SubmissionError
@@ -112,11 +113,9 @@ class MindsporeAdapter(Adapter):
     # -- gradients ----------------------------------------------------------------------------------
     def vjp(self, fn, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
         """Output and gradients of <output, cotangent> with respect to the arguments named in `wrt`, through
-        mindspore.value_and_grad (the torch adapter's contract: attnlab.core.impl.vjp_call)."""
+        mindspore.value_and_grad (the torch adapter's contract: attnlab.core.calls.vjp_call)."""
         import mindspore as ms
         from mindspore.common.api import _pynative_executor
-
-        from attnlab.core.impl import describe_exception, invoke
 
         self.prepare()
         converted = self.to_framework(kwargs)
@@ -125,7 +124,7 @@ class MindsporeAdapter(Adapter):
 
         def inner(*leaves):
             raw = invoke(fn, exercise=exercise, kwargs={**converted, **dict(zip(wrt, leaves))},
-                         forbidden_calls=own, adapter=self)
+                         forbidden_calls=own, guards=self)
             outputs = raw if isinstance(raw, (tuple, list)) else (raw,)
             _check_outputs(self.to_torch(raw, function), cotangent, function)
             return sum((o * c.astype(o.dtype)).sum() for o, c in zip(outputs, cotangents)), raw

@@ -7,6 +7,7 @@ from typing import Any
 import torch
 
 from attnlab.core import forbidden, inputs
+from attnlab.core.calls import vjp_call
 from attnlab.core.frameworks.base import Adapter
 from attnlab.core.outputs import as_output, parts
 
@@ -47,11 +48,9 @@ class TorchAdapter(Adapter):
         return forbidden.guard(exercise, tuple(n for n in names if self.owns(n)), deep=deep)
 
     def vjp(self, fn, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
-        from attnlab.core.impl import vjp_call
-
         return vjp_call(fn, exercise=exercise, function=function, kwargs=kwargs,
                         forbidden_calls=tuple(n for n in forbidden_calls if self.owns(n)), wrt=wrt,
-                        cotangent=cotangent, adapter=self)
+                        cotangent=cotangent, guards=self)
 
 
 ADAPTER = TorchAdapter()

@@ -14,7 +14,8 @@ import os
 import threading
 from dataclasses import dataclass
 
-from attnlab.core.outcomes import Outcome, Overloaded, TimeLimit
+from attnlab.core.outcomes import Outcome
+from attnlab.core.time_budget import TimeBudget
 from attnlab.grade.sandbox import procs
 from attnlab.grade.sandbox.pipes import Expired
 
@@ -71,11 +72,12 @@ def thread_delay() -> float:
         return 0.0
 
 
-class ExerciseClock:
-    """One exercise's time: `cpu_s` of the runners' CPU time and `wall_s` of the judge waiting for them."""
+class RunnerClock(TimeBudget):
+    """One exercise's time in grading, read from /proc: `cpu_s` of the runners' CPU time and `wall_s` of the
+    judge waiting for them. (Checks run in the student's own process use attnlab.student.timer.InProcessClock.)"""
 
     def __init__(self, cpu_s: float, wall_s: float):
-        self.cpu_s, self.wall_s = cpu_s, wall_s
+        super().__init__(cpu_s, wall_s)
         self.waited = 0.0
         self._gone = Usage()  # what runners that ended during this exercise used
         self._pid: int | None = None
@@ -132,11 +134,9 @@ class ExerciseClock:
     def verdict(self, exercise: str, *, importing: bool = False) -> Outcome:
         """Why the time ran out: the submission's CPU time, its own idling, or the machine."""
         used = self.used(tree=True)
-        prefix = "grade.import_" if importing else "grade."
         if used.cpu_s >= self.cpu_s:
-            return TimeLimit(prefix + "cpu_limit", exercise=exercise, seconds=self.cpu_s)
+            return self.out_of_cpu(exercise, importing=importing)
         idle = max(self.waited - used.cpu_s, 1e-9)
         starved = used.delay_s + (thread_delay() - self._judge_delay)
-        kind, key = (Overloaded, "overloaded") if starved >= STARVED_SHARE * idle else (TimeLimit, "idle_limit")
-        return kind(prefix + key, exercise=exercise, seconds=self.wall_s, cpu=used.cpu_s)
+        return self.out_of_wall(exercise, used.cpu_s, overloaded=starved >= STARVED_SHARE * idle, importing=importing)
 

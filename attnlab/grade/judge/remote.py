@@ -32,7 +32,7 @@ from attnlab.core.outcomes import (
 )
 from attnlab.core.outputs import parts
 from attnlab.core.status import Status
-from attnlab.grade.judge.clock import ExerciseClock
+from attnlab.grade.judge.clock import RunnerClock
 from attnlab.grade.protocol.args import encode_args, mirror_inplace, output_tensors, read_output
 from attnlab.grade.protocol.channel import (
     ChannelClosed,
@@ -75,7 +75,7 @@ class RemoteImpl:
         self._reader: pipes.DeadlineReader | None = None  # one per runner: it may read ahead
         self._writer: pipes.DeadlineWriter | None = None
         self._import_failure: Outcome | None = None
-        self._clock: ExerciseClock | None = None  # the current exercise's time (see budget)
+        self._clock: RunnerClock | None = None  # the current exercise's time (see budget)
         self._deaths: list[Outcome] = []  # runner deaths (crash, kill) inside the current budget
 
     # -- the Implementation interface -------------------------------------------------------------
@@ -131,8 +131,8 @@ class RemoteImpl:
                 self._clock.detach()
             self._clock, self._deaths = previous
 
-    def _new_clock(self, cpu_s: float) -> ExerciseClock:
-        clock = ExerciseClock(cpu_s, self.limits.backstop(cpu_s))
+    def _new_clock(self, cpu_s: float) -> RunnerClock:
+        clock = RunnerClock(cpu_s, self.limits.backstop(cpu_s))
         if self._runner is not None:
             clock.attach(self._runner.runner_pid)
         return clock
@@ -212,7 +212,7 @@ class RemoteImpl:
         if stage == "started":
             clock = pipes.Deadline(timeout_s)
         else:
-            clock = ExerciseClock(timeout_s, self.limits.backstop(timeout_s))
+            clock = RunnerClock(timeout_s, self.limits.backstop(timeout_s))
             clock.attach(self._runner.runner_pid)
         self._reader.clock = clock
         try:

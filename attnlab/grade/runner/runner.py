@@ -25,9 +25,10 @@ from typing import Any
 import torch
 
 from attnlab.core import frameworks
+from attnlab.core.calls import describe_exception
 from attnlab.core.frameworks.base import Adapter
 from attnlab.core.i18n import Message, to_wire
-from attnlab.core.impl import call_checked, describe_exception, find_function, load_package
+from attnlab.core.impl import call_checked, find_function, load_package
 from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.outputs import parts

@@ -1,5 +1,5 @@
 """What a grade.py run arranges on the host around its gradings, and undoes: what dead runs left is cleared
-(runs.sweep), the runner uids are leased (one per worker, this run's alone), and where a runner's uid is a
+(sweep), the runner uids are leased (one per worker, this run's alone), and where a runner's uid is a
 host uid (levels.Isolation.host_uid) the file modes that hide the judge's paths from it and let it reach the
 interpreter are set (modes.py) and put back at the end.
 """
@@ -26,10 +26,17 @@ def hide_from_command_line(secret: str) -> None:
         mem.write(b"\0".join(blanked))
 
 
+def sweep() -> None:
+    """Clear what dead runs left: their scratch directories, runner uids and locks (runs.py), and the file
+    modes they changed (modes.py, which records its changes in runs.py's state directory)."""
+    runs.sweep()
+    modes.release(None)
+
+
 @contextlib.contextmanager
 def prepared(level: Isolation, *, hidden: list[Path], workers: int) -> Iterator[list[int] | None]:
     """Yields the runner uids of the workers (None where runners keep the judge's uid)."""
-    runs.sweep()
+    sweep()
     uids = runs.lease_uids(workers) if level.drops_uid else None
     if not level.host_uid:
         yield uids

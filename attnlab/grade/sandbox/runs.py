@@ -4,9 +4,9 @@ A run holds an exclusive flock on a lock file of its own, in a state directory o
 for as long as its process lives; the kernel drops the lock when the process dies, even by SIGKILL. What a
 run leaves in shared places names the run: its scratch directories (a marker file inside), the runner uids
 it leased (one lock file per uid, held the same way) and the file modes it changed (modes.py). `sweep()`, at
-the start of every grade.py, removes what belongs to runs whose lock is free: their scratch directories,
-every process of their runner uids (and those uids' files directly in /tmp, /var/tmp and /dev/shm), and
-their mode changes. Nothing of a live run is touched.
+the start of every grade.py (host.sweep), removes what belongs to runs whose lock is free: their scratch
+directories, every process of their runner uids (and those uids' files directly in /tmp, /var/tmp and
+/dev/shm); modes.release(None) then puts back their mode changes. Nothing of a live run is touched.
 """
 
 import atexit
@@ -152,13 +152,10 @@ def clear_uid(uid: int, *, files: bool) -> None:
 
 
 def sweep() -> None:
-    """Remove what dead runs left: scratch directories, processes and files of their runner uids, their
-    file-mode changes."""
-    from attnlab.grade.sandbox import modes
-
+    """Remove what dead runs left here: scratch directories, processes and files of their runner uids (their
+    file-mode changes are modes.py's: host.sweep does both)."""
     _sweep_scratch()
     _sweep_uids()
-    modes.release(None)
     for lock in state_dir().glob("run-*.lock"):
         alive(lock.name[: -len(".lock")])  # removes the lock files of dead runs
 

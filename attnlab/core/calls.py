@@ -1,0 +1,108 @@
+"""Calling student code: under an adapter's forbidden-call guard and tensor budget, with every failure mapped
+to a harness outcome (attnlab.core.outcomes) whose message names the student's own file and line.
+
+Below both impl.py and the framework adapters (attnlab.core.frameworks), which call student code through
+here: this module knows an adapter only as the two context managers it asks for (CallGuards).
+"""
+
+import traceback
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+
+from attnlab.core import imports
+from attnlab.core.frames import is_student_frame
+from attnlab.core.i18n import Message
+from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
+from attnlab.core.outputs import Output, as_output, detach, parts
+
+
+class CallGuards(Protocol):
+    """What a call needs of a framework's adapter (attnlab.core.frameworks.base.Adapter has both)."""
+
+    def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True) -> AbstractContextManager: ...
+
+    def budget(self, exercise: str, limit_mb: float | None) -> AbstractContextManager: ...
+
+
+class _Unguarded:
+    """No forbidden calls, no tensor budget: for trusted code (the reference's own gradients)."""
+
+    def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True) -> AbstractContextManager:
+        return nullcontext([])
+
+    def budget(self, exercise: str, limit_mb: float | None) -> AbstractContextManager:
+        return nullcontext()
+
+
+UNGUARDED = _Unguarded()
+
+
+def _student_file(filename: str, root: Path | None) -> str:
+    """The file as the student knows it: relative to their package (`root`), never where it was copied to."""
+    path = Path(filename)
+    if root is not None and path.is_absolute() and path.resolve().is_relative_to(root):
+        return path.resolve().relative_to(root).as_posix()
+    return path.name
+
+
+def describe_exception(exc: BaseException, *, root: Path | None = None) -> Message:
+    """Type, message and the innermost frame in the student's code (file:line, relative to `root`)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_student_frame(f.filename)]
+    where: Message | str = Message("exception_at", {"file": _student_file(frames[-1].filename, root),
+                                                    "line": frames[-1].lineno}) if frames else ""
+    message = str(exc)
+    if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
+        where = Message("exception_at", {"file": _student_file(exc.filename or "?", root), "line": exc.lineno})
+        message = exc.msg
+    return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
+
+
+def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
+           guards: CallGuards, deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
+    """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
+    both from `guards` (the framework's adapter), mapping failures to harness outcomes."""
+    guard = guards.guard(exercise, forbidden_calls, deep=deep_guard)
+    try:
+        with guard, guards.budget(exercise, max_tensor_mb):
+            return fn(**kwargs)
+    except Outcome:
+        raise
+    except NotImplementedError as exc:
+        raise NotImplementedByStudent("not_implemented", exercise=exercise, detail=str(exc)) from None
+    except RecursionError as exc:
+        raise SubmissionError("exercise_problem", exercise=exercise, problem=describe_exception(exc)) from None
+    except Exception as exc:
+        if (missing := imports.not_in_course(exc)) is not None:
+            raise SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
+                                  offered=", ".join(missing.offered)) from None
+        raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
+
+
+def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output,
+             guards: CallGuards):
+    """Output and gradients of <output, cotangent> (summed over the outputs of a function returning several)
+    with respect to the tensors named in `wrt`, through torch's autograd; None for an argument the output
+    does not depend on through autograd (no gradient reaches it)."""
+    leaves = {name: kwargs[name].detach().clone().requires_grad_(True) for name in wrt}
+    with torch.enable_grad():
+        output = as_output(invoke(fn, exercise=exercise, kwargs={**kwargs, **leaves},
+                                  forbidden_calls=forbidden_calls, guards=guards), function)
+        pairs = list(zip(parts(output), parts(cotangent)))
+        if len(parts(output)) != len(parts(cotangent)) or any(o.shape != c.shape for o, c in pairs):
+            raise SubmissionError("vjp_shape", function=function, got=[tuple(o.shape) for o in parts(output)],
+                                  expected=[tuple(c.shape) for c in parts(cotangent)])
+        if not any(o.requires_grad for o in parts(output)):
+            raise SubmissionError("not_differentiable", function=function).with_hint(
+                Message("hint_gradient_unreached"))
+        try:
+            # <output, cotangent> is a scalar: backward needs no grad_outputs (whose shape check in
+            # torch.autograd.grad imports sympy); the gradients are the same
+            inner = sum((o * c.to(o.dtype)).sum() for o, c in pairs if o.requires_grad)
+            grads = torch.autograd.grad(inner, list(leaves.values()), allow_unused=True)
+        except Exception as exc:
+            raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
+    return detach(output), {name: None if g is None else g.detach() for name, g in zip(wrt, grads)}

@@ -1,0 +1,8 @@
+"""The frameworks students may write in, by name: what course.yaml and --framework accept. Data only, so that
+spec loading knows the names without reaching the adapters (attnlab.core.frameworks looks them up)."""
+
+# every framework and its adapter's module; the first is the default (course.yaml without `framework:`)
+MODULES = {"torch": "for_torch", "numpy": "for_numpy", "jax": "for_jax", "mindspore": "for_mindspore"}
+NAMES = tuple(MODULES)
+DEFAULT = NAMES[0]
+OTHERS = NAMES[1:]  # a spec gives these their own words and tolerances; their files live in subfolders
