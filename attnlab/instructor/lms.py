@@ -28,7 +28,7 @@ Moodle: a Moodle download names each student by participant id, which only the a
 worksheet takes back (Assignment → View all submissions → Upload grading worksheet, "offline grading
 worksheet" feedback enabled; mod/assign/feedback/offline/importgradeslib.php reads the columns
 Identifier "Participant <id>", Grade and "Last modified (grade)", and skips a grade changed in Moodle
-after that time). `--id participant` writes it, the default when every result carries a participant id.
+after that time). `--id participant` writes it, the default when results carry participant ids.
 Otherwise the gradebook's CSV import (grade/import/csv/classes/load_data.php): on import the teacher maps
 one column to a user field ("Identify user by": email address, ID number or username) and the grade
 column to a grade item. A row whose identifier matches no user aborts the whole import, so an identifier
@@ -174,8 +174,7 @@ def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, 
     if opts.kind == "canvas":
         text, count, left_out = canvas_csv(persons, assignment=opts.assignment, assignment_id=opts.assignment_id)
         return text, count, left_out, "Canvas ID, SIS User ID or SIS Login ID"
-    id_field = opts.id_field or ("participant" if persons and all(p.fields["participant_id"] for p in persons)
-                                 else "email")
+    id_field = opts.id_field or ("participant" if any(p.fields["participant_id"] for p in persons) else "email")
     if id_field == "participant":
         return (*moodle_worksheet(persons), "Moodle participant id")
     if not opts.item:

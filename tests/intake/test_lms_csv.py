@@ -149,6 +149,10 @@ def test_lms_command_exit_status(tmp_path, capsys, monkeypatch):
     assert "stranger (stranger: nobody in the roster)" in capsys.readouterr().err
     assert lms.main(["moodle", str(moodle_out)]) == 0  # a Moodle download: the grading worksheet
     assert rows((moodle_out / "moodle-grades.csv").read_text())[1][0] == "Participant 4711"
+    write_results(moodle_out, [result("notes.txt", 0.0, Origin(Layout.MOODLE, "m.zip/notes.txt"), "no package")])
+    assert lms.main(["moodle", str(moodle_out)]) == 1  # an entry Moodle did not name is nobody in Moodle
+    assert "left out 1 submission(s) with no Moodle participant id in their LMS data: notes.txt" in \
+        capsys.readouterr().err
     assert lms.main(["moodle", str(moodle_out), "--id", "username", "--item", "Lab"]) == 2  # would be rejected
     assert "nothing written: no row has a Username" in capsys.readouterr().err
     assert lms.main(["moodle", str(mixed), "--id", "email"]) == 2
