@@ -116,10 +116,10 @@ def refuse_a_class_as_one(arg: Path, source: Path, files: list[str], markers: fr
     holding_zips = [e for e in entries if e.lower().endswith(".zip") or any(
         f.startswith(e + "/") and f.lower().endswith(".zip") for f in files)]
     if source.is_file() and len(holding_zips) >= 2:
-        raise IntakeError("intake.looks_like_class", path=str(arg), count=len(entries),
+        raise IntakeError("intake.looks_like_class", path=str(arg), count=len(holding_zips),
                           folders=command(arg, "--layout", "folders"), single=command(arg, "--layout", "single"))
-    if not source.is_dir():
-        return
+    if not source.is_dir() or any(f.rpartition("/")[2] in markers for f in files):
+        return  # a zip, or a student's folder (it holds exercise modules)
     for rel in (f for f in files if "/" not in f and f.lower().endswith(".zip")):
         inner = listing(source / rel)
         layout = detect(source / rel, inner, markers) if inner else Layout.SINGLE
