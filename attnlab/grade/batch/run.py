@@ -106,7 +106,8 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
             (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
-        progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
+        score = "not graded" if result.not_graded else f"{result.score:g} / {result.max_score:g}"
+        progress.done(sub.name, f"{sub.name}: {score} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
