@@ -48,8 +48,8 @@ def test_exit_zero_whatever_the_scores(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version", "assignment", "framework", "origin"}
-    assert data["assignment"] == "attention" and data["framework"] == "torch"
+                         "harness_version", "assignment", "framework", "origin", "not_graded"}
+    assert data["assignment"] == "attention" and data["framework"] == "torch" and data["not_graded"] is None
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
     assert data["origin"] == {"layout": "single", "path": str(paths.REFERENCE_DIR), "submission_id": None,
                               "late": None, "submitters": []}
@@ -67,7 +67,7 @@ def test_result_json_schema(batch):
 
 def test_broken_upload_is_graded_with_a_message(batch):
     data = load(batch["out"], "broken")
-    assert data["score"] == 0
+    assert data["score"] == 0 and "not a readable zip" in data["not_graded"]  # its 0 is no grade
     assert all(e["status"] == "error" and "not a readable zip" in e["feedback"] for e in data["exercises"])
 
 
@@ -77,6 +77,7 @@ def test_summary_csv_has_a_row_per_submission_and_a_column_per_exercise(batch):
     assert list(rows[0])[3:3 + len(EXERCISE_IDS)] == EXERCISE_IDS
     assert tuple(rows[0])[3 + len(EXERCISE_IDS):] == ORIGIN_COLUMNS  # who and where from, after the scores
     assert rows[1]["layout"] == "single" and rows[1]["source"] == str(batch["work"] / "broken.zip")
+    assert rows[1]["score"] == "" and "not a readable zip" in rows[1]["not_graded"]
     assert float(rows[2]["score"]) == 100 and float(rows[0]["softmax"]) == 8
 
 

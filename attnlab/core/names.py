@@ -11,13 +11,26 @@ MAX_NAME = 80
 SUBMIT_SUFFIX = "-submission"  # `attnlab submit` writes <name>-submission.zip
 
 
+def _kept(ch: str) -> bool:
+    """Letters, digits, '.', '-', '_', and the combining marks of any script: the acute of Yorùbá "ọ́" has no
+    precomposed form and stays a mark after NFC, and is as much a part of the name as the letter."""
+    return ch.isalnum() or ch in "._-" or unicodedata.category(ch).startswith("M")
+
+
 def slug(text: str) -> str:
-    """`text` as a name: letters of any script, digits, '.', '-' and '_' kept, every other run of
-    characters replaced by '_', no leading or trailing '.', '-' or '_' (so never hidden, never an option),
-    at most MAX_NAME characters; '' when nothing is left."""
+    """`text` as a file-safe name: letters of any script with their marks, digits, '.', '-' and '_' kept,
+    every other run of characters replaced by '_', no leading or trailing '.', '-' or '_' (so never hidden,
+    never an option), at most MAX_NAME characters; '' when nothing is left. The name to show a person is
+    `display_name`, not this."""
     text = unicodedata.normalize("NFKC", text)
-    text = re.sub(r"[^\w.-]+", "_", text).strip("._-")
+    text = re.sub("\0+", "_", "".join(ch if _kept(ch) else "\0" for ch in text)).strip("._-")
     return text[:MAX_NAME].rstrip("._-")
+
+
+def display_name(text: str) -> str:
+    """A person's name as an export wrote it, kept exactly but for Unicode normalization (NFC: a zip made on
+    macOS stores names decomposed) and runs of white space (one space)."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def stem_of(file_name: str) -> str:

@@ -59,6 +59,7 @@ class SubmissionResult:
     assignment: str = "attention"  # course.yaml's assignment id the submission was graded for
     framework: str = DEFAULT_FRAMEWORK  # what the submission was written in and graded as (a framework's name)
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
+    not_graded: str | None = None  # why nothing could be graded (no package, a bad zip, ...): score is no grade
 
     def to_json(self) -> dict:
         data = asdict(self)

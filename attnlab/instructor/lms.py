@@ -1,41 +1,71 @@
-"""Grades back to the LMS: a Canvas gradebook import CSV or a Moodle grade import CSV from a grading output.
+"""Grades back to the LMS: a Canvas gradebook import CSV, a Moodle grade import CSV or a Moodle assignment's
+grading worksheet, from a grading output.
 
     python -m attnlab.instructor.lms canvas GRADING_DIR --assignment "Attention lab" [--assignment-id 4242]
-    python -m attnlab.instructor.lms moodle GRADING_DIR --item "Attention lab" [--id email|idnumber|username]
-    (both: [--out FILE], default GRADING_DIR/canvas-grades.csv or moodle-grades.csv)
+    python -m attnlab.instructor.lms moodle GRADING_DIR [--id participant]                 (grading worksheet)
+    python -m attnlab.instructor.lms moodle GRADING_DIR --item "Attention lab" --id email|idnumber|username
+    (all: [--roster FILE] [--out FILE], default GRADING_DIR/canvas-grades.csv or moodle-grades.csv)
 
-One row per person: each submitter of a submission (a Gradescope group gets a row each); a submission the
-LMS export said nothing about (a folder per student) is one row under its own name. The score is the
-result's total, rounded to 2 decimals as Canvas's own export writes scores.
+One row per person: each submitter of a submission (a Gradescope group gets a row each); a folder per
+student is one person, named as the folder is. The score is the result's total, rounded to 2 decimals as
+Canvas's own export writes scores; a submission that could not be graded has an empty grade cell, which
+both LMSs import as "no grade" (Canvas leaves the cell as it is; Moodle's importers read '' as no grade),
+never a 0. Every row carries an id the LMS matches on, from the export or from --roster (roster.py: the
+LMS's own class list). Whoever has none is left out and named on stderr, with exit status 1; when
+nobody could be written, nothing is, with exit status 2.
 
 Canvas, as its importer (canvas-lms app/models/gradebook_importer.rb) reads the file and Canvas's guide
 "How do I import grades in the Gradebook?" describes it: a header row whose student columns are Student,
 ID, SIS User ID, SIS Login ID, Section (the importer wants "Student" first, "ID" second and Section last
 among them), then one column per assignment, "Title (assignment id)" to grade an existing assignment or
 "Title" alone to create one; then a row whose first cell is "Points Possible"; then the students. Canvas
-finds a student by ID (its user id), else SIS User ID, else SIS Login ID, else by name. Written: the
-Canvas user id from a Canvas download, the SID as SIS User ID and the email as SIS Login ID from a
-Gradescope export, and always the name (the submission's name when the export gave none).
+finds a student by ID (its user id), else SIS User ID, else SIS Login ID. Written: the Canvas user id
+from a Canvas download or a roster, the SID as SIS User ID and the email as SIS Login ID from a
+Gradescope export. A row with none of them would be matched on the name alone (a folder's name matches
+no Canvas student): it is left out.
 
-Moodle, as its CSV grade import reads the file (grade/import/csv/classes/load_data.php; Moodle docs
-"Import grades"): any header row; on import the teacher maps one column to a user field ("Identify user
-by": email address, ID number or username) and the grade column to a grade item or a new one. A row whose
-identifier matches no user aborts the whole import, and a blank identifier does not skip a row safely,
-so rows without the chosen identifier are left out and named on stderr (exit status 1).
+Moodle: a Moodle download names each student by participant id, which only the assignment's grading
+worksheet takes back (Assignment → View all submissions → Upload grading worksheet, "offline grading
+worksheet" feedback enabled; mod/assign/feedback/offline/importgradeslib.php reads the columns
+Identifier "Participant <id>", Grade and "Last modified (grade)", and skips a grade changed in Moodle
+after that time). `--id participant` writes it, the default when results carry participant ids.
+Otherwise the gradebook's CSV import (grade/import/csv/classes/load_data.php): on import the teacher maps
+one column to a user field ("Identify user by": email address, ID number or username) and the grade
+column to a grade item. A row whose identifier matches no user aborts the whole import, so an identifier
+is never guessed: a username is written only when a roster lists it.
 """
 
 import argparse
 import csv
 import io
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.core.i18n import default_lang, t
-from attnlab.grade.batch.outputs import atomic_write, read_result
+from attnlab.grade.batch.outputs import atomic_write, graded, read_result
+from attnlab.instructor import roster as rosters
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "Points Possible"
-MOODLE_ID_COLUMNS = {"email": "Email address", "idnumber": "ID number", "username": "Username"}
+MOODLE_ID_COLUMNS = {"email": "Email address", "idnumber": "ID number", "username": "Username",
+                     "participant": "Identifier"}
+MOODLE_KEYS = {"email": "email", "idnumber": "sid", "username": "username", "participant": "participant_id"}
+WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Last modified (grade)")
+PARTICIPANT = "Participant "  # Moodle's "hiddenuser" string, before the participant id in Identifier
+PERSON_KEYS = ("name", "email", "sid", "user_id", "participant_id")
+
+
+@dataclass
+class Person:
+    """A row to write: the person's fields, and the result they are graded by."""
+
+    fields: dict
+    result: dict
+
+    @property
+    def grade(self) -> str:
+        return points(self.result["score"]) if graded(self.result) else ""
 
 
 def load_results(results_dir: Path) -> list[dict]:
@@ -43,50 +73,79 @@ def load_results(results_dir: Path) -> list[dict]:
 
 
 def people(result: dict) -> list[dict]:
-    """Each person a result is for: {"name", "email", "sid", "user_id", "username"}."""
+    """Each person a result is for: {"name", "email", "sid", "user_id", "participant_id", "username"}; the
+    username is never guessed (only a roster gives it)."""
     submitters = (result.get("origin") or {}).get("submitters") or [{}]
     made = []
     for person in submitters:
-        email = str(person.get("email") or "")
-        made.append({"name": str(person.get("name") or "") or result["submission"], "email": email,
-                     "sid": str(person.get("sid") or ""), "user_id": str(person.get("user_id") or ""),
-                     "username": email.partition("@")[0] or (result["submission"] if len(submitters) == 1 else "")})
+        fields = {key: str(person.get(key) or "") for key in PERSON_KEYS}
+        made.append({**fields, "name": fields["name"] or result["submission"], "username": ""})
     return made
+
+
+def everyone(results: list[dict], roster: list | None) -> tuple[list[Person], list[str]]:
+    """(the people of the results, completed from the roster where one is given; the submissions a roster
+    matches nobody or several people to, each saying which)."""
+    found, unmatched = [], []
+    for result in results:
+        for person in people(result):
+            if roster is None:
+                found.append(Person(person, result))
+                continue
+            rows = rosters.match(person, result["submission"], roster)
+            if len(rows) == 1:
+                found.append(Person(rosters.completed(person, rows[0]), result))
+            else:
+                lines = ", ".join(str(e.row) for e in rows)
+                unmatched.append(f"{result['submission']} ({person['name']}: " +
+                                 (f"rows {lines} of the roster)" if rows else "nobody in the roster)"))
+    return found, unmatched
 
 
 def points(value: float) -> str:
     return f"{round(float(value), 2):g}"
 
 
-def canvas_csv(results: list[dict], *, assignment: str, assignment_id: str | None) -> tuple[str, int]:
-    """(the CSV text, the number of student rows)."""
-    title = f"{assignment} ({assignment_id})" if assignment_id else assignment
-    max_score = max(float(r["max_score"]) for r in results)
-    rows = sorted(([p["name"], p["user_id"], p["sid"], p["email"], "", points(r["score"])]
-                   for r in results for p in people(r)), key=lambda row: (row[0].lower(), row[1]))
+def _csv(header: list[str], rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*CANVAS_STUDENT_COLUMNS, title])
-    writer.writerow([POINTS_POSSIBLE, "", "", "", "", points(max_score)])
+    writer.writerow(header)
     writer.writerows(rows)
-    return buffer.getvalue(), len(rows)
+    return buffer.getvalue()
 
 
-def moodle_csv(results: list[dict], *, item: str, id_field: str) -> tuple[str, int, list[str]]:
-    """(the CSV text, the number of rows, the submissions left out for want of the identifier)."""
-    key = "sid" if id_field == "idnumber" else id_field
+def canvas_csv(persons: list[Person], *, assignment: str, assignment_id: str | None) -> tuple[str, int, list[str]]:
+    """(the CSV text, the number of student rows, the submissions left out for want of any Canvas id)."""
+    title = f"{assignment} ({assignment_id})" if assignment_id else assignment
+    max_score = max((float(p.result["max_score"]) for p in persons), default=0.0)
     rows, left_out = [], []
-    for result in results:
-        for person in people(result):
-            if person[key]:
-                rows.append([person[key], points(result["score"])])
-            else:
-                left_out.append(result["submission"])
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([MOODLE_ID_COLUMNS[id_field], item])
-    writer.writerows(sorted(rows))
-    return buffer.getvalue(), len(rows), sorted(set(left_out))
+    for p in persons:
+        ids = [p.fields["user_id"], p.fields["sid"], p.fields.get("login") or p.fields["email"]]
+        if any(ids):
+            rows.append([p.fields["name"], *ids, "", p.grade])
+        else:
+            left_out.append(p.result["submission"])
+    rows.sort(key=lambda row: (row[0].lower(), row[1]))
+    text = _csv([*CANVAS_STUDENT_COLUMNS, title], [[POINTS_POSSIBLE, "", "", "", "", points(max_score)], *rows])
+    return text, len(rows), sorted(set(left_out))
+
+
+def moodle_csv(persons: list[Person], *, item: str, id_field: str) -> tuple[str, int, list[str]]:
+    """(the CSV text, the number of rows, the submissions left out for want of the identifier)."""
+    key = MOODLE_KEYS[id_field]
+    rows = sorted([p.fields[key], p.grade] for p in persons if p.fields.get(key))
+    left_out = sorted({p.result["submission"] for p in persons if not p.fields.get(key)})
+    return _csv([MOODLE_ID_COLUMNS[id_field], item], rows), len(rows), left_out
+
+
+def moodle_worksheet(persons: list[Person]) -> tuple[str, int, list[str]]:
+    """A Moodle assignment's grading worksheet: (the CSV text, the number of rows, the submissions left out
+    for want of a participant id)."""
+    rows = sorted([f"{PARTICIPANT}{p.fields['participant_id']}", p.fields["name"], p.fields["email"], p.grade,
+                   points(p.result["max_score"]), p.result.get("started_at") or ""]
+                  for p in persons if p.fields["participant_id"])
+    left_out = sorted({p.result["submission"] for p in persons if not p.fields["participant_id"]})
+    return _csv(list(WORKSHEET_COLUMNS), rows), len(rows), left_out
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -95,15 +154,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     canvas = kinds.add_parser("canvas", help="Canvas gradebook import CSV")
     canvas.add_argument("--assignment", required=True, help="the assignment's title in Canvas")
     canvas.add_argument("--assignment-id", help="its id (in its URL); without it Canvas creates the assignment")
-    moodle = kinds.add_parser("moodle", help="Moodle grade import CSV")
-    moodle.add_argument("--item", required=True, help="the grade column's name (map it to a grade item)")
-    moodle.add_argument("--id", dest="id_field", choices=sorted(MOODLE_ID_COLUMNS), default="email",
-                        help="the user field rows are matched on (username: the email's local part, else "
-                             "the submission's name)")
+    moodle = kinds.add_parser("moodle", help="Moodle grading worksheet or grade import CSV")
+    moodle.add_argument("--item", help="the grade column's name (map it to a grade item); not for --id participant")
+    moodle.add_argument("--id", dest="id_field", choices=sorted(MOODLE_ID_COLUMNS), default=None,
+                        help="the field rows are matched on: participant (the assignment's grading worksheet; "
+                             "the default for a Moodle download), else email; username only from --roster")
     for sub in (canvas, moodle):
         sub.add_argument("results_dir", type=Path, help="grade.py's --out directory")
+        sub.add_argument("--roster", type=Path, default=None,
+                         help="the LMS's class list (Canvas gradebook export; Moodle grades export, participants "
+                              "or grading worksheet) giving the ids an export without them lacks")
         sub.add_argument("--out", type=Path, default=None, help="the CSV to write")
     return parser.parse_args(argv)
+
+
+def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, list[str], str]:
+    """(the file's text, its rows, the submissions left out, what they lacked); raises ValueError for an
+    option that cannot work."""
+    if opts.kind == "canvas":
+        text, count, left_out = canvas_csv(persons, assignment=opts.assignment, assignment_id=opts.assignment_id)
+        return text, count, left_out, "Canvas ID, SIS User ID or SIS Login ID"
+    id_field = opts.id_field or ("participant" if any(p.fields["participant_id"] for p in persons) else "email")
+    if id_field == "participant":
+        return (*moodle_worksheet(persons), "Moodle participant id")
+    if not opts.item:
+        raise ValueError(t("lms.item_needed", default_lang(), id=id_field))
+    return (*moodle_csv(persons, item=opts.item, id_field=id_field), MOODLE_ID_COLUMNS[id_field])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,19 +189,27 @@ def main(argv: list[str] | None = None) -> int:
     if not results:
         print(t("lms.no_results", lang, path=opts.results_dir), file=sys.stderr)
         return 2
+    try:
+        roster = rosters.read_roster(opts.roster) if opts.roster else None
+        persons, unmatched = everyone(results, roster)
+        text, count, left_out, field = written(opts, persons)
+    except ValueError as exc:  # RosterError included
+        print(f"lms: {exc}", file=sys.stderr)
+        return 2
+    if unmatched:
+        print(t("lms.roster_unmatched", lang, count=len(unmatched), path=opts.roster, names="; ".join(unmatched)),
+              file=sys.stderr)
+    hint = "" if roster else t("lms.roster_hint", lang)
+    if left_out:
+        print(t("lms.left_out", lang, count=len(left_out), field=field, names=", ".join(left_out)) + hint,
+              file=sys.stderr)
+    if count == 0:
+        print(t("lms.nothing_written", lang, kind=opts.kind.capitalize(), field=field), file=sys.stderr)
+        return 2
     out = opts.out or opts.results_dir / f"{opts.kind}-grades.csv"
-    left_out: list[str] = []
-    if opts.kind == "canvas":
-        text, count = canvas_csv(results, assignment=opts.assignment, assignment_id=opts.assignment_id)
-    else:
-        text, count, left_out = moodle_csv(results, item=opts.item, id_field=opts.id_field)
     atomic_write(out, text)
     print(t("lms.written", lang, path=out, rows=count, kind=opts.kind.capitalize()), file=sys.stderr)
-    if left_out:
-        print(t("lms.left_out", lang, count=len(left_out), field=MOODLE_ID_COLUMNS[opts.id_field],
-                names=", ".join(left_out)), file=sys.stderr)
-        return 1
-    return 0
+    return 1 if left_out or unmatched else 0
 
 
 if __name__ == "__main__":

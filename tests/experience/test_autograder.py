@@ -118,8 +118,8 @@ def test_a_submitted_zip_is_graded_into_results_json(autograder_zip, tmp_path):
 
 def test_an_empty_submission_scores_zero_with_a_message(autograder_zip, tmp_path):
     results = run_autograder(fake_autograder(autograder_zip, tmp_path / "autograder"))
-    assert results["score"] == 0 and all(t["score"] == 0 for t in results["tests"])
-    assert "the submission is empty" in results["tests"][0]["output"]
+    assert results["score"] == 0 and results["tests"] == [] and results["extra_data"]["graded"] is False
+    assert results["output"].startswith("NOT GRADED:") and "the submission is empty" in results["output"]
 
 
 def test_a_grader_that_cannot_start_still_leaves_a_valid_results_json(autograder_zip, tmp_path):

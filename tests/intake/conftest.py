@@ -1,7 +1,7 @@
 """The LMS layouts of intake_layouts.py as fixtures, each built in its own tmp_path."""
 
 import pytest
-from intake_layouts import canvas_download, folders_class, gradescope_export
+from intake_layouts import canvas_download, folders_class, gradescope_export, moodle_download
 
 
 @pytest.fixture(name="folders_class")
@@ -17,3 +17,8 @@ def gradescope_export_fixture(tmp_path):
 @pytest.fixture(name="canvas_download")
 def canvas_download_fixture(tmp_path):
     return canvas_download(tmp_path)
+
+
+@pytest.fixture(name="moodle_download")
+def moodle_download_fixture(tmp_path):
+    return moodle_download(tmp_path)

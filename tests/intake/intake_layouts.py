@@ -1,10 +1,13 @@
 """Classes as LMSs export them, built for real from the example submissions: a folder per student,
-Gradescope's "Export Submissions" zip, Canvas's "Download Submissions" zip (docs/intake.md has the formats).
+Gradescope's "Export Submissions" zip, Canvas's "Download Submissions" zip, Moodle's "Download all
+submissions" zip (docs/intake.md has the formats).
 Each builder returns the path to give grade.py and what grading it must produce, per student.
 (conftest.py offers them as fixtures.)"""
 
 import shutil
+import struct
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +24,8 @@ PARTIAL_SCORE = 33.0  # alice_partial: softmax, simple and scaled dot-product at
 
 @dataclass
 class Expected:
-    """What one student's result must say: a score, or an error mentioning `error`; and its origin."""
+    """What one student's result must say: a score, or an error mentioning `error` (then it is not graded);
+    and its origin."""
 
     score: float | None = None
     error: str | None = None
@@ -51,6 +55,20 @@ def write_zip(archive: Path, files: dict[str, bytes]) -> Path:
     return archive
 
 
+def without_utf8_flag(archive: Path) -> Path:
+    """The zip with its UTF-8 names' flag cleared, as macOS's Archive Utility and PHP (Moodle) write them."""
+    raw = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zf:
+        infos, at = zf.infolist(), zf.start_dir
+    for info in infos:
+        raw[info.header_offset + 7] &= ~0x08  # local header: its flags' high byte (bit 11 is 0x800)
+        raw[at + 9] &= ~0x08  # central header: its flags' high byte
+        name, extra, comment = struct.unpack("<HHH", raw[at + 28:at + 34])
+        at += 46 + name + extra + comment
+    archive.write_bytes(bytes(raw))
+    return archive
+
+
 def submitted(package: Path, student: str, tmp: Path) -> bytes:
     """The bytes of what `attnlab submit --name <student>` makes of `package` (as `attention/`)."""
     staged = Path(tempfile.mkdtemp(prefix=f"stage-{student}-", dir=tmp)) / "attention"
@@ -75,14 +93,19 @@ def folders_class(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
                                **under("b/attention", package_files(TEMPLATE))})
     write_tree(root / "erin", {"notes.txt": b"I ran out of time\n"})
     write_tree(root, {"frank-submission.zip": submitted(REFERENCE, "frank", tmp_path)})
-    return root, {
+    write_tree(root / "zoe", {".DS_Store": b"\0\0\0\1Bud1"})  # opened in Finder, nothing handed in
+    expected = {
         "alice": Expected(score=PARTIAL_SCORE, origin={"layout": "folders"}),
         "bob": Expected(origin={"layout": "folders"}),
         "carol": Expected(score=0.0, origin={"layout": "folders"}),
         "dave": Expected(error="two candidate packages: a/attention, b/attention"),
         "erin": Expected(error="found: notes.txt"),
         "frank": Expected(score=100.0, origin={"layout": "folders"}),
+        "zoe": Expected(error="has no files at zoe/"),
     }
+    for name, want in expected.items():  # the student is the folder's name, as written
+        want.people = [{"name": name, "user_id": ""}]
+    return root, expected
 
 
 GRADESCOPE_METADATA = """\
@@ -172,4 +195,31 @@ def canvas_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
                              people=[{"user_id": "103"}]),
         "zhaolei": Expected(error="found: text.html", people=[{"user_id": "105"}]),
         "notes.txt": Expected(error="found: notes.txt", origin={"layout": "canvas"}),
+    }
+
+
+YORUBA = "Olúwádámilọ́lá Adébáyọ̀"  # ọ́ and ọ̀ have no precomposed form: a letter and a combining mark even in NFC
+
+
+def moodle_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """Moodle's download zip, folders per participant and plugin, names in UTF-8 without the zip's flag and
+    decomposed (made on a Mac): a student with a file and an online text, one whose folder holds only
+    .DS_Store, one with an online text alone, and a flat entry ("Download submissions in folders" off)."""
+    nfd = unicodedata.normalize("NFD", YORUBA)
+    files = {f"{nfd}_4711_assignsubmission_file_/attention-submission.zip": submitted(PARTIAL, "attention", tmp_path),
+             f"{nfd}_4711_assignsubmission_onlinetext_/onlinetext.html": b"<p>my notes</p>",
+             "Na Li_4713_assignsubmission_file_/.DS_Store": b"\0\0\0\1Bud1",
+             "Jun Chen_4714_assignsubmission_onlinetext_/onlinetext.html": b"<p>I will send it later</p>",
+             "Wei Zhang_4712_assignsubmission_file_notes.txt": b"no code yet\n"}
+    archive = without_utf8_flag(write_zip(tmp_path / "Attention lab-4242.zip", files))
+
+    def person(name, participant):
+        return {"name": name, "participant_id": participant, "user_id": ""}
+
+    return archive, {
+        "Olúwádámilọ́lá_Adébáyọ̀": Expected(score=PARTIAL_SCORE, origin={"layout": "moodle"},
+                                            people=[person(YORUBA, "4711")]),
+        "Na_Li": Expected(error="has no files at Na Li_4713_assignsubmission_file_/", people=[person("Na Li", "4713")]),
+        "Jun_Chen": Expected(error="found: onlinetext/onlinetext.html", people=[person("Jun Chen", "4714")]),
+        "Wei_Zhang": Expected(error="found: notes.txt", people=[person("Wei Zhang", "4712")]),
     }

@@ -1,6 +1,7 @@
-"""Each LMS layout graded for real by grade.py (a subprocess): one result per student, with the right name,
-score or message, and the metadata the export carried, in the result JSON, summary.csv, shard merges and
-the Canvas and Moodle grade import files (checked against the columns their importers read)."""
+"""Each LMS layout graded for real by grade.py (a subprocess), none named with --layout: one result per
+entry of the export, with the right name, score or the reason it was not graded, and the metadata the export
+carried, in the result JSON, summary.csv, shard merges and the Canvas and Moodle grade import files (checked
+against the columns their importers read)."""
 
 import csv
 import json
@@ -18,8 +19,10 @@ from intake_layouts import (
     canvas_download,
     folders_class,
     gradescope_export,
+    moodle_download,
     submitted,
     write_tree,
+    write_zip,
 )
 
 from attnlab.core import paths
@@ -29,7 +32,8 @@ from attnlab.grade.batch.outputs import ORIGIN_COLUMNS
 pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
 EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
-LAYOUTS = {"folders": folders_class, "gradescope": gradescope_export, "canvas": canvas_download}
+LAYOUTS = {"folders": folders_class, "gradescope": gradescope_export, "canvas": canvas_download,
+           "moodle": moodle_download}
 SEED = "7"
 
 
@@ -68,9 +72,10 @@ def test_one_result_per_student_with_its_name_score_and_origin(graded, layout):
     for name, want in expected.items():
         result = found[name]
         feedback = " ".join(e["feedback"] for e in result["exercises"])
-        if want.error:
-            assert result["score"] == 0 and want.error in feedback, (name, feedback[:300])
+        if want.error:  # not graded, and says why (its score of 0 is no grade: summary and LMS files leave it empty)
+            assert result["score"] == 0 and want.error in feedback and want.error in result["not_graded"], name
         else:
+            assert result["not_graded"] is None, name
             assert "submission " + name + ":" not in feedback, (name, feedback[:300])  # no upload message
             if want.score is not None:
                 assert result["score"] == want.score, name
@@ -96,6 +101,10 @@ def test_summary_csv_carries_the_metadata(graded, layout):
             assert row["lms_user_id"] == want.people[0]["user_id"]
         if "late" in want.origin:
             assert row["late"] == str(want.origin["late"]).lower()
+        assert (row["score"] == "") == bool(want.error) and (want.error or "") in row["not_graded"]
+        if want.people and "participant_id" in want.people[0]:
+            assert row["participant_id"] == want.people[0]["participant_id"]
+            assert row["student_name"] == want.people[0]["name"]
     if layout == "gradescope":
         group = rows["fang.wang-jun.chen"]
         assert group["student_name"] == "Fang Wang; Jun Chen" and group["submission_id"] == "1003"
@@ -136,7 +145,8 @@ def read_csv(path: Path) -> list[list[str]]:
 def check_canvas_format(rows: list[list[str]], *, title: str, assignment_id: str, points: str) -> list[list[str]]:
     """The rules of canvas-lms app/models/gradebook_importer.rb: header cell 0 holds "Student", cell 1 "ID",
     then SIS User ID and SIS Login ID, Section last of the student columns; assignment columns "Title (id)";
-    a "Points Possible" row; then one row per student, every cell a plain value. Returns the student rows."""
+    a "Points Possible" row; then one row per student, every cell a plain value, a grade empty or a number.
+    Returns the student rows."""
     header, possible, *students = rows
     assert "Student" in header[0] and "ID" in header[1] and len(header) > 3
     assert re.fullmatch(r"SIS\s+User\s+ID", header[2]) and re.fullmatch(r"SIS\s+Login\s+ID", header[3])
@@ -146,45 +156,78 @@ def check_canvas_format(rows: list[list[str]], *, title: str, assignment_id: str
     assert "Points Possible" in possible[0] and possible[5] == points and possible[1:5] == ["", "", "", ""]
     for row in students:
         assert len(row) == 6 and row[0] and (row[1] == "" or row[1].isdigit())
-        assert 0 <= float(row[5]) <= float(points)
+        assert row[5] == "" or 0 <= float(row[5]) <= float(points)  # empty: not graded (Canvas keeps the cell)
     return students
 
 
+CANVAS_ROSTER = """Student,ID,SIS User ID,SIS Login ID,Section,Attention lab (4242)
+    Points Possible,,,,,100
+"Lee, Alice",301,,alice,A,
+"Brown, Bob",302,,bob,A,
+"Cole, Carol",303,,carol,A,
+"Diaz, Dave",304,,dave,A,
+"Eng, Erin",305,,erin,A,
+"Fox, Frank",306,,frank,A,
+"Zhou, Zoe",307,,zoe,A,
+"""
+
+
+def lms_run(*args) -> subprocess.CompletedProcess:
+    return run("-m", "attnlab.instructor.lms", *args)
+
+
 def test_canvas_gradebook_csv_from_each_layout(graded, tmp_path):
+    (tmp_path / "roster.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
     for layout in ("canvas", "gradescope", "folders"):
         out = tmp_path / f"{layout}.csv"
-        proc = run("-m", "attnlab.instructor.lms", "canvas", graded[layout][2], "--assignment", "Attention lab",
-                   "--assignment-id", "4242", "--out", out)
-        assert proc.returncode == 0 and "wrote" in proc.stderr, proc.stderr
+        roster = ["--roster", tmp_path / "roster.csv"] if layout == "folders" else []
+        proc = lms_run("canvas", graded[layout][2], "--assignment", "Attention lab", "--assignment-id", "4242",
+                       "--out", out, *roster)
+        assert proc.returncode == (1 if layout == "canvas" else 0) and "wrote" in proc.stderr, proc.stderr
         students = check_canvas_format(read_csv(out), title="Attention lab", assignment_id="4242", points="100")
         by_name = {row[0]: row for row in students}
         if layout == "canvas":  # Canvas's own user ids, so the importer matches on ID
             assert by_name["lisi"][1:] == ["102", "", "", "", "100"]
             assert by_name["zhangwei_101"][1] == "101" and by_name["zhangwei_104"][1] == "104"
+            assert by_name["zhaolei"][1:] == ["105", "", "", "", ""]  # not graded: no grade, not 0
+            assert "notes.txt" in proc.stderr  # a file Canvas did not name is nobody in Canvas
         if layout == "gradescope":  # one row per group member; SID and email for Canvas to match on
             assert by_name["Wei Zhang"] == ["Wei Zhang", "", "2023001", "wei.zhang@example.edu", "", "100"]
-            assert by_name["Fang Wang"][5] == by_name["Jun Chen"][5] == "33"
+            assert by_name["Fang Wang"][5] == by_name["Jun Chen"][5] == "33" and by_name["Ming Liu"][5] == ""
             assert len(students) == 5
-        if layout == "folders":
-            assert sorted(by_name) == sorted(graded["folders"][1]) and by_name["frank"][5] == "100"
+        if layout == "folders":  # the roster (Canvas's gradebook export) gives each folder its Canvas user id
+            assert {row[1] for row in students} == {str(i) for i in range(301, 308)}
+            assert by_name["Fox, Frank"][5] == "100" and by_name["Zhou, Zoe"][5] == ""
+    proc = lms_run("canvas", graded["folders"][2], "--assignment", "Lab", "--out", tmp_path / "x.csv")
+    assert proc.returncode == 2 and "nothing written" in proc.stderr and not (tmp_path / "x.csv").exists()
 
 
-def test_moodle_grade_import_csv(graded, tmp_path):
+def test_moodle_grade_files(graded, tmp_path):
     out = tmp_path / "moodle.csv"
-    proc = run("-m", "attnlab.instructor.lms", "moodle", graded["gradescope"][2], "--item", "Attention lab",
-               "--out", out)
+    proc = lms_run("moodle", graded["gradescope"][2], "--item", "Attention lab", "--out", out)
     assert proc.returncode == 0, proc.stderr
     header, *rows = read_csv(out)
     assert header == ["Email address", "Attention lab"]  # Moodle: map "Email address" to the user's email
     assert dict(rows) == {"wei.zhang@example.edu": "100", "li.na@example.edu": dict(rows)["li.na@example.edu"],
-                          "fang.wang@example.edu": "33", "jun.chen@example.edu": "33", "ming.liu@example.edu": "0"}
-    for layout, id_field, column in (("gradescope", "idnumber", "ID number"), ("folders", "username", "Username")):
-        proc = run("-m", "attnlab.instructor.lms", "moodle", graded[layout][2], "--item", "Lab", "--id", id_field,
-                   "--out", out)
-        header, *rows = read_csv(out)
-        assert proc.returncode == 0 and header == [column, "Lab"]
-        assert all(ident and float(grade) >= 0 for ident, grade in rows) and len({r[0] for r in rows}) == len(rows)
-    proc = run("-m", "attnlab.instructor.lms", "moodle", graded["canvas"][2], "--item", "Lab", "--id", "email",
-               "--out", out)
-    assert proc.returncode == 1 and "left out 6 submission(s) with no Email address" in proc.stderr
-    assert read_csv(out) == [["Email address", "Lab"]]  # never a row Moodle could not match
+                          "fang.wang@example.edu": "33", "jun.chen@example.edu": "33", "ming.liu@example.edu": ""}
+    proc = lms_run("moodle", graded["gradescope"][2], "--item", "Lab", "--id", "idnumber", "--out", out)
+    assert proc.returncode == 0 and read_csv(out)[0] == ["ID number", "Lab"] and len(read_csv(out)) == 6
+    proc = lms_run("moodle", graded["moodle"][2], "--out", out)  # a Moodle download: its grading worksheet
+    assert proc.returncode == 0, proc.stderr
+    header, *rows = read_csv(out)
+    assert header[:4] == ["Identifier", "Full name", "Email address", "Grade"] and "Last modified (grade)" in header
+    assert {r[0]: (r[1], r[3]) for r in rows} == {
+        "Participant 4711": ("Olúwádámilọ́lá Adébáyọ̀", "33"), "Participant 4712": ("Wei Zhang", ""),
+        "Participant 4713": ("Na Li", ""), "Participant 4714": ("Jun Chen", "")}
+    for layout, args in (("folders", ["--id", "username"]), ("canvas", ["--id", "email"])):
+        proc = lms_run("moodle", graded[layout][2], "--item", "Lab", *args, "--out", tmp_path / "no.csv")
+        assert proc.returncode == 2 and "nothing written" in proc.stderr, proc.stderr  # never a row Moodle rejects
+        assert not (tmp_path / "no.csv").exists()
+
+
+def test_a_class_zip_without_layout_is_refused_with_the_command(tmp_path):
+    zips = {f"{s}/{s}-submission.zip": submitted(TEMPLATE, s, tmp_path) for s in ("alice", "bob")}
+    archive = write_zip(tmp_path / "class.zip", zips)
+    proc = grade(archive, "--out", tmp_path / "out")
+    assert proc.returncode == 2 and "--layout folders" in proc.stderr and "looks like a class" in proc.stderr
+    assert not list((tmp_path / "out").glob("*.json"))

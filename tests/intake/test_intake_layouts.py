@@ -2,7 +2,9 @@
 (unique, the same every time), usage errors, and finding the package inside any nesting."""
 
 import shutil
+import unicodedata
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from intake_layouts import (
     MARKERS,
     PARTIAL,
     TEMPLATE,
+    YORUBA,
     package_files,
     submitted,
     under,
@@ -17,9 +20,10 @@ from intake_layouts import (
     write_zip,
 )
 
+from attnlab.core.names import display_name, slug
 from attnlab.grade.batch.intake import IntakeError, discover
 from attnlab.grade.batch.lms_layouts import _canvas_parts
-from attnlab.grade.batch.submissions import BadSubmission, Layout, Submission, prepare
+from attnlab.grade.batch.submissions import BadSubmission, Layout, Submission, Submitter, prepare
 
 
 def found(*args, layout=None) -> dict[str, Submission]:
@@ -38,12 +42,63 @@ def problem(sub: Submission, tmp_path: Path) -> str:
     return str(info.value)
 
 
-def test_each_lms_layout_gives_one_submission_per_student(folders_class, gradescope_export, canvas_download):
+def test_each_lms_layout_gives_one_submission_per_student(folders_class, gradescope_export, canvas_download,
+                                                          moodle_download):
     for (path, expected), layout in ((folders_class, "folders"), (gradescope_export, "gradescope"),
-                                     (canvas_download, "canvas")):
-        subs = found(path)
+                                     (canvas_download, "canvas"), (moodle_download, "moodle")):
+        subs = found(path)  # no --layout: every one is recognised
         assert sorted(subs) == sorted(expected), layout
         assert {s.origin.layout for s in subs.values()} == {layout}
+        for name, want in expected.items():
+            people = [asdict(p) for p in subs[name].origin.submitters]
+            assert len(people) == len(want.people) and all(w.items() <= p.items() for w, p in zip(want.people, people))
+
+
+def test_moodle_participants_with_all_their_plugins(moodle_download, tmp_path):
+    subs = found(moodle_download[0])
+    student = subs[slug(YORUBA)]
+    assert student.origin.submitters == (Submitter(name=YORUBA, participant_id="4711"),)  # NFC, marks kept
+    assert [dst for _, dst in student.members] == ["", "onlinetext"]  # the online text is no extra student
+    package = package_of(student, tmp_path)
+    assert (package / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    assert subs["Wei_Zhang"].members == (("Wei Zhang_4712_assignsubmission_file_notes.txt", "notes.txt"),)
+    blind = write_zip(tmp_path / "blind.zip", {"Participant_31_assignsubmission_file_/a.zip": b"PK",
+                                               "Participant_32_assignsubmission_file_/a.zip": b"PK",
+                                               "export-notes.txt": b"hi"})
+    blind_subs = found(blind)
+    assert sorted(blind_subs) == ["export-notes.txt", "participant_31", "participant_32"]
+    assert blind_subs["participant_31"].origin.submitters == (Submitter(participant_id="31"),)
+
+
+def test_display_names_are_kept_and_file_safe_names_are_apart(tmp_path):
+    decomposed = unicodedata.normalize("NFD", YORUBA)
+    assert slug(decomposed) == slug(YORUBA) == "Olúwádámilọ́lá_Adébáyọ̀"  # no mark replaced or dropped
+    assert display_name(f" {decomposed}\t") == YORUBA
+    for student in (decomposed, "Wei Zhang"):
+        write_tree(tmp_path / "class" / student, under("attention", package_files(TEMPLATE)))
+    subs = found(tmp_path / "class")
+    assert sorted(subs) == ["Olúwádámilọ́lá_Adébáyọ̀", "Wei_Zhang"]
+    assert subs["Olúwádámilọ́lá_Adébáyọ̀"].origin.submitters[0].name == YORUBA
+
+
+def test_a_class_given_as_one_path_is_refused_with_the_command(tmp_path, monkeypatch, moodle_download):
+    monkeypatch.setenv("ATTNLAB_LANG", "en")
+    monkeypatch.chdir(tmp_path)
+    students = {f"{s}/{s}-submission.zip": b"PK" for s in ("alice", "bob", "carol")}
+    write_zip(tmp_path / "class.zip", students)
+    with pytest.raises(IntakeError) as info:
+        found("class.zip")
+    assert "looks like a class" in str(info.value) and "3 folders or zips" in str(info.value)
+    assert "`python grade.py class.zip --layout folders`" in str(info.value)
+    assert sorted(found("class.zip", layout=Layout.FOLDERS)) == ["alice", "bob", "carol"]
+    assert list(found("class.zip", layout=Layout.SINGLE)) == ["class"]
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    shutil.copy(moodle_download[0], downloads / "moodle lab.zip")
+    with pytest.raises(IntakeError) as info:
+        found("downloads")
+    assert "holds a moodle download, moodle lab.zip: give the download itself, " \
+           "`python grade.py 'downloads/moodle lab.zip'`" in str(info.value)
 
 
 def test_gradescope_metadata_is_carried(gradescope_export):
@@ -52,7 +107,7 @@ def test_gradescope_metadata_is_carried(gradescope_export):
     assert group.submission_id == "1003" and [p.sid for p in group.submitters] == ["2023003", "2023004"]
     assert [p.email for p in group.submitters] == ["fang.wang@example.edu", "jun.chen@example.edu"]
     assert subs["wei.zhang"].origin.to_json()["submitters"] == [
-        {"name": "Wei Zhang", "email": "wei.zhang@example.edu", "sid": "2023001", "user_id": ""}]
+        {"name": "Wei Zhang", "email": "wei.zhang@example.edu", "sid": "2023001", "user_id": "", "participant_id": ""}]
     assert subs["wei.zhang"].members == (("assignment_4242_export/submission_1001/", ""),)
 
 

@@ -1,65 +1,180 @@
-"""The Canvas and Moodle grade files and summary.csv's origin columns, from results as grade.py writes them
-(fast: no grading; test_intake_grading.py makes the same files from real gradings)."""
+"""The Canvas and Moodle grade files, rosters, summary.csv's origin columns and Gradescope's results for a
+submission that could not be graded, from results as grade.py writes them (fast: no grading;
+test_intake_grading.py makes the same files from real gradings)."""
 
 import csv
 import io
 import json
 
+import pytest
+from intake_layouts import YORUBA
+
+from attnlab.core.results import SubmissionResult
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
 from attnlab.instructor import lms
+from attnlab.instructor.roster import RosterError, read_roster
 
 
-def result(name: str, score: float, origin: Origin | None) -> dict:
+def result(name: str, score: float, origin: Origin | None, not_graded: str | None = None) -> dict:
     return {"submission": name, "score": score, "max_score": 100.0, "exercises": [],
+            "started_at": "2026-03-01T10:00:00+00:00", "not_graded": not_graded,
             "origin": origin.to_json() if origin else None}
 
 
 GROUP = Origin(Layout.GRADESCOPE, "export.zip/a/submission_7", (Submitter("Fang Wang", "fang@x.edu", "3"),
                                                                  Submitter("Jun Chen", "", "4")), "7")
 CANVAS = Origin(Layout.CANVAS, "s.zip/lisi_LATE_102_9_a.zip", (Submitter(user_id="102"),), late=True)
-RESULTS = [result("fang-4", 87.456, GROUP), result("lisi", 100.0, CANVAS), result("alice", 12.5, None)]
+EMPTY = "submission ming: the submission is empty"
+RESULTS = [result("fang-4", 87.456, GROUP), result("lisi", 100.0, CANVAS), result("alice", 12.5, None),
+           result("ming", 0.0, Origin(Layout.GRADESCOPE, "e/s_8", (Submitter("Ming Liu", "ming@x.edu", "5"),), "8"),
+                  not_graded=EMPTY)]
+
+
+def folder(name: str) -> Origin:
+    return Origin(Layout.FOLDERS, f"class/{name}", (Submitter(name=name),))
+
+
+def moodle(name: str, participant: str) -> Origin:
+    return Origin(Layout.MOODLE, f"m.zip/{name}_{participant}_assignsubmission_file_",
+                  (Submitter(name=name, participant_id=participant),))
+
+
+FOLDERS = [result("Alice_Chen", 90.0, folder("Alice Chen")), result("bob", 40.0, folder("bob")),
+           result("Olúwádámilọ́lá_Adébáyọ̀", 33.0, folder(YORUBA)), result("zoe", 0.0, folder("zoe"), "empty"),
+           result("stranger", 10.0, folder("stranger"))]
+MOODLE = [result("Wei_Zhang", 100.0, moodle("Wei Zhang", "4712")),
+          result(YORUBA, 33.0, moodle(YORUBA, "4711")), result("Na_Li", 0.0, moodle("Na Li", "4713"), "empty")]
+CANVAS_ROSTER = """Student,ID,SIS User ID,SIS Login ID,Section,Attention lab (4242)
+    Points Possible,,,,,100
+"Chen, Alice",201,S1,achen,Section 1,
+"Smith, Bob",202,S2,bob,Section 1,
+"Adébáyọ̀, Olúwádámilọ́lá",203,S3,oadebayo,Section 1,
+"Student, Test",999,,,Section 1,
+"Lin, Zoe",204,S4,zoe,Section 1,
+"""
+MOODLE_GRADES_EXPORT = """First name,Last name,ID number,Institution,Department,Email address,Assignment: Lab (Real)
+Wei,Zhang,2023001,,,wei.zhang@example.edu,-
+Olúwádámilọ́lá,Adébáyọ̀,2023009,,,o.adebayo@example.edu,-
+Na,Li,2023002,,,li.na@example.edu,-
+"""
 
 
 def rows(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
+def persons(results, roster=None):
+    found, unmatched = lms.everyone(results, roster)
+    return found
+
+
 def test_canvas_rows_per_person_with_the_ids_canvas_matches_on():
-    text, count = lms.canvas_csv(RESULTS, assignment="Lab 1", assignment_id=None)
+    text, count, left_out = lms.canvas_csv(persons(RESULTS), assignment="Lab 1", assignment_id=None)
     header, possible, *students = rows(text)
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 1"]  # no id: a new one
     assert possible == ["Points Possible", "", "", "", "", "100"] and count == len(students) == 4
-    assert students == [["alice", "", "", "", "", "12.5"], ["Fang Wang", "", "3", "fang@x.edu", "", "87.46"],
-                        ["Jun Chen", "", "4", "", "", "87.46"], ["lisi", "102", "", "", "", "100"]]
+    assert students == [["Fang Wang", "", "3", "fang@x.edu", "", "87.46"], ["Jun Chen", "", "4", "", "", "87.46"],
+                        ["lisi", "102", "", "", "", "100"], ["Ming Liu", "", "5", "ming@x.edu", "", ""]]
+    assert left_out == ["alice"]  # no id at all: Canvas would match the name only
 
 
-def test_moodle_leaves_out_whoever_lacks_the_identifier():
-    text, count, left_out = lms.moodle_csv(RESULTS, item="Lab 1", id_field="email")
-    assert rows(text) == [["Email address", "Lab 1"], ["fang@x.edu", "87.46"]] and count == 1
+def test_moodle_never_guesses_an_identifier_and_writes_no_grade_as_empty():
+    text, count, left_out = lms.moodle_csv(persons(RESULTS), item="Lab 1", id_field="email")
+    assert rows(text) == [["Email address", "Lab 1"], ["fang@x.edu", "87.46"], ["ming@x.edu", ""]] and count == 2
     assert left_out == ["alice", "fang-4", "lisi"]
-    text, _, left_out = lms.moodle_csv(RESULTS, item="Lab 1", id_field="username")
-    assert rows(text)[1:] == [["alice", "12.5"], ["fang", "87.46"], ["lisi", "100"]]
-    assert left_out == ["fang-4"]  # Jun Chen: in a group, without an email, no username to give
+    text, count, left_out = lms.moodle_csv(persons(RESULTS), item="Lab 1", id_field="username")
+    assert rows(text) == [["Username", "Lab 1"]] and count == 0  # usernames come from a roster or not at all
 
 
-def test_lms_command_writes_the_file_and_exits_1_when_someone_is_left_out(tmp_path, capsys, monkeypatch):
+def test_moodle_worksheet_takes_participant_ids_back():
+    text, count, left_out = lms.moodle_worksheet(persons(MOODLE))
+    header, *body = rows(text)
+    assert header == ["Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Last modified (grade)"]
+    assert body == [["Participant 4711", YORUBA, "", "33", "100", "2026-03-01T10:00:00+00:00"],
+                    ["Participant 4712", "Wei Zhang", "", "100", "100", "2026-03-01T10:00:00+00:00"],
+                    ["Participant 4713", "Na Li", "", "", "100", "2026-03-01T10:00:00+00:00"]]
+    assert count == 3 and left_out == []
+
+
+def test_a_canvas_roster_gives_a_folder_class_its_canvas_ids(tmp_path):
+    (tmp_path / "gradebook.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
+    roster = read_roster(tmp_path / "gradebook.csv")
+    assert [e.user_id for e in roster] == ["201", "202", "203", "204"]  # points row and test student skipped
+    found, unmatched = lms.everyone(FOLDERS, roster)
+    by_submission = {p.result["submission"]: p.fields for p in found}
+    assert by_submission["Alice_Chen"]["user_id"] == "201"  # "Alice Chen" is "Chen, Alice"
+    assert by_submission["bob"]["user_id"] == "202"  # the folder's name is the SIS login
+    assert by_submission["Olúwádámilọ́lá_Adébáyọ̀"]["user_id"] == "203"  # the name, marks and all
+    assert by_submission["zoe"]["name"] == "Lin, Zoe"
+    assert unmatched == ["stranger (stranger: nobody in the roster)"]
+    text, count, _ = lms.canvas_csv(found, assignment="Lab", assignment_id="4242")
+    assert ["Chen, Alice", "201", "S1", "achen", "", "90"] in rows(text) and count == 4
+    assert ["Lin, Zoe", "204", "S4", "zoe", "", ""] in rows(text)  # not graded: no grade, not 0
+
+
+def test_a_moodle_grades_export_gives_emails(tmp_path):
+    (tmp_path / "grades.csv").write_text(MOODLE_GRADES_EXPORT, encoding="utf-8-sig")
+    found, unmatched = lms.everyone(MOODLE, read_roster(tmp_path / "grades.csv"))
+    assert unmatched == []
+    text, _, _ = lms.moodle_csv(found, item="Lab", id_field="idnumber")
+    assert rows(text)[1:] == [["2023001", "100"], ["2023002", ""], ["2023009", "33"]]
+
+
+def test_a_roster_without_ids_is_refused(tmp_path):
+    (tmp_path / "names.csv").write_text("Name,Grade\nWei Zhang,1\n")
+    with pytest.raises(RosterError, match="names.csv: no column of ids"):
+        read_roster(tmp_path / "names.csv")
+
+
+def write_results(directory, results):
+    directory.mkdir(exist_ok=True)
+    for data in results:
+        (directory / f"{data['submission']}.json").write_text(json.dumps(data))
+    (directory / outputs.RUN_FILE).write_text('{"seed": 1}')
+    return directory
+
+
+def test_lms_command_exit_status(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ATTNLAB_LANG", "en")
-    for data in RESULTS:
-        (tmp_path / f"{data['submission']}.json").write_text(json.dumps(data))
-    (tmp_path / outputs.RUN_FILE).write_text('{"seed": 1}')
-    assert lms.main(["canvas", str(tmp_path), "--assignment", "Lab", "--assignment-id", "9"]) == 0
-    assert rows((tmp_path / "canvas-grades.csv").read_text())[0][-1] == "Lab (9)"
-    assert lms.main(["moodle", str(tmp_path), "--item", "Lab", "--id", "idnumber"]) == 1
-    assert "left out 2 submission(s) with no ID number in their LMS data: alice, lisi" in capsys.readouterr().err
+    mixed, folders, moodle_out = (write_results(tmp_path / n, r) for n, r in
+                                  (("mixed", RESULTS), ("folders", FOLDERS), ("moodle", MOODLE)))
+    assert lms.main(["canvas", str(mixed), "--assignment", "Lab", "--assignment-id", "9"]) == 1
+    assert rows((mixed / "canvas-grades.csv").read_text())[0][-1] == "Lab (9)"
+    assert "left out 1 submission(s) with no Canvas ID, SIS User ID or SIS Login ID" in capsys.readouterr().err
+    assert lms.main(["canvas", str(folders), "--assignment", "Lab"]) == 2  # names only: nothing Canvas can match
+    assert "nothing written" in capsys.readouterr().err and not (folders / "canvas-grades.csv").exists()
+    (tmp_path / "gradebook.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
+    assert lms.main(["canvas", str(folders), "--assignment", "Lab", "--roster", str(tmp_path / "gradebook.csv")]) == 1
+    assert "stranger (stranger: nobody in the roster)" in capsys.readouterr().err
+    assert lms.main(["moodle", str(moodle_out)]) == 0  # a Moodle download: the grading worksheet
+    assert rows((moodle_out / "moodle-grades.csv").read_text())[1][0] == "Participant 4711"
+    write_results(moodle_out, [result("notes.txt", 0.0, Origin(Layout.MOODLE, "m.zip/notes.txt"), "no package")])
+    assert lms.main(["moodle", str(moodle_out)]) == 1  # an entry Moodle did not name is nobody in Moodle
+    assert "left out 1 submission(s) with no Moodle participant id in their LMS data: notes.txt" in \
+        capsys.readouterr().err
+    assert lms.main(["moodle", str(moodle_out), "--id", "username", "--item", "Lab"]) == 2  # would be rejected
+    assert "nothing written: no row has a Username" in capsys.readouterr().err
+    assert lms.main(["moodle", str(mixed), "--id", "email"]) == 2
+    assert "--item is needed with --id email" in capsys.readouterr().err
     assert lms.main(["moodle", str(tmp_path / "empty"), "--item", "Lab"]) == 2
 
 
-def test_summary_csv_origin_columns():
-    header, *body = rows(outputs.summary_csv(RESULTS, ["softmax"]))
+def test_summary_csv_origin_columns_and_no_grade_for_what_was_not_graded():
+    header, *body = rows(outputs.summary_csv(RESULTS + MOODLE, ["softmax"]))
     assert header == ["submission", "score", "max_score", "softmax", *outputs.ORIGIN_COLUMNS]
     by_name = {row[0]: dict(zip(header, row)) for row in body}
     assert by_name["fang-4"]["student_name"] == "Fang Wang; Jun Chen"
     assert by_name["fang-4"]["email"] == "fang@x.edu; "  # aligned with the names: Jun Chen gave none
     assert by_name["lisi"]["late"] == "true" and by_name["lisi"]["lms_user_id"] == "102"
     assert [by_name["alice"][c] for c in outputs.ORIGIN_COLUMNS] == [""] * len(outputs.ORIGIN_COLUMNS)
+    assert by_name["ming"]["score"] == "" and by_name["ming"]["not_graded"] == EMPTY
+    assert by_name["fang-4"]["not_graded"] == "" and by_name["Na_Li"]["participant_id"] == "4713"
+
+
+def test_gradescope_results_say_not_graded():
+    made = SubmissionResult(submission="ming", score=0.0, max_score=100.0, exercises=(), started_at="",
+                            duration_s=1.0, harness_version="x", not_graded=EMPTY)
+    data = outputs.gradescope(made)
+    assert data["output"] == f"NOT GRADED: {EMPTY}" and data["tests"] == []
+    assert data["extra_data"] == {"graded": False, "not_graded": EMPTY}

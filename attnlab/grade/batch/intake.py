@@ -7,29 +7,36 @@ Each path is read as one of these layouts (`--layout` forces one; docs/intake.md
               emails and SIDs the metadata gives (lms_layouts.py).
   canvas      a folder or zip of files only, named as Canvas's "Download Submissions" names them: one
               submission per student, that student's files under their original names.
-  folders     a directory whose children (folders or zips) hold packages: one submission per child, named
-              after it (the student is the folder's name).
+  moodle      entries named as Moodle's "Download all submissions" names them (<Full name>_<participant
+              id>_assignsubmission_<plugin>_...): one submission per participant, all plugins (moodle.py).
+  folders     a directory whose children (folders or zips) hold packages: one submission per top-level
+              entry, named after it (the student is the folder's name).
   single      anything else: the path is one submission, named after it.
 
-A zip is never read as `folders` unless forced: a student's zip holding two packages is one submission
-with an error naming both. Names are made from the layout (lms_layouts.py), then made unique the same
-way every time: names two submissions share take their fallback (the folder a file sits in, or the
-LMS's user or submission id), and any still shared get -2, -3, ... in the order of their paths.
-Paths that do not exist, or are given twice, are usage errors raised before anything runs.
+Every top-level entry of an export is a submission, also one holding nothing readable (a folder with only
+.DS_Store), so that it gets a result saying why it was not graded. A path about to be graded as one
+student that is a class (a zip of folders each holding a zip, a folder holding an LMS download) is refused
+with the command to use. A zip is never read as `folders` unless forced: a student's zip holding two
+packages is one submission with an error naming both. Names are file-safe (names.slug), the person's name
+as written is kept apart (Submitter.name); they are made unique the same way every time: names two
+submissions share take their fallback (the folder a file sits in, or the LMS's user or submission id), and
+any still shared get -2, -3, ... in the order of their paths. Paths that do not exist, or are given twice,
+are usage errors raised before anything runs.
 """
 
 import itertools
+import shlex
 import zipfile
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 from attnlab.core import paths
-from attnlab.core.names import slug, stem_of
-from attnlab.grade.batch import lms_layouts
+from attnlab.core.names import display_name, slug, stem_of
+from attnlab.grade.batch import lms_layouts, moodle
 from attnlab.grade.batch.lms_layouts import Candidate
-from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission
-from attnlab.grade.batch.unpack import MAX_LISTING, skipped, walk_files
+from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
+from attnlab.grade.batch.unpack import MAX_LISTING, open_zip, skipped, walk_files
 
 
 def listing(path: Path) -> list[str] | None:
@@ -43,11 +50,26 @@ def listing(path: Path) -> list[str] | None:
             files += [f"{entry.name}/{rel}" for rel, _ in itertools.islice(walk_files(entry.resolve()), MAX_LISTING)]
         return files
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_zip(path) as zf:
             names = zf.namelist()[:MAX_LISTING]
     except (zipfile.BadZipFile, OSError):
         return None
     return [n for n in names if not n.endswith("/") and not skipped(n)]
+
+
+def top_entries(path: Path) -> dict[str, bool]:
+    """Every entry at the top of a directory or zip, tool folders and hidden names left out, whether or not
+    it holds a file `listing` keeps (a student's folder holding only .DS_Store is an entry): name -> folder?"""
+    if path.is_dir():
+        return {e.name: e.is_dir() for e in sorted(path.iterdir()) if not skipped(e.name)}
+    with open_zip(path) as zf:
+        names = zf.namelist()[:MAX_LISTING]
+    tops: dict[str, bool] = {}
+    for name in names:
+        top, sep, _ = name.partition("/")
+        if top and not skipped(top):
+            tops[top] = tops.get(top, False) or bool(sep)
+    return dict(sorted(tops.items()))
 
 
 def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
@@ -75,9 +97,35 @@ def detect(path: Path, files: list[str], markers: frozenset[str]) -> Layout:
         return Layout.GRADESCOPE
     if lms_layouts.is_canvas(files):
         return Layout.CANVAS
+    if moodle.is_moodle(files):
+        return Layout.MOODLE
     if path.is_dir() and student_entries(files, markers):
         return Layout.FOLDERS
     return Layout.SINGLE
+
+
+def command(arg: Path | str, *options: str) -> str:
+    return shlex.join(["python", "grade.py", str(arg), *options])
+
+
+def refuse_a_class_as_one(arg: Path, source: Path, files: list[str], markers: frozenset[str]) -> None:
+    """A path about to be graded as one student that is a class: a zip of folders that each hold a zip (a
+    class zipped by hand, an LMS download of a layout not read here), or a directory holding an LMS export
+    beside no package. Refused with the command to use, never graded as one student."""
+    entries = student_entries(files, markers)
+    holding_zips = [e for e in entries if e.lower().endswith(".zip") or any(
+        f.startswith(e + "/") and f.lower().endswith(".zip") for f in files)]
+    if source.is_file() and len(holding_zips) >= 2:
+        raise IntakeError("intake.looks_like_class", path=str(arg), count=len(holding_zips),
+                          folders=command(arg, "--layout", "folders"), single=command(arg, "--layout", "single"))
+    if not source.is_dir() or any(f.rpartition("/")[2] in markers for f in files):
+        return  # a zip, or a student's folder (it holds exercise modules)
+    for rel in (f for f in files if "/" not in f and f.lower().endswith(".zip")):
+        inner = listing(source / rel)
+        layout = detect(source / rel, inner, markers) if inner else Layout.SINGLE
+        if layout in (Layout.GRADESCOPE, Layout.CANVAS, Layout.MOODLE):
+            raise IntakeError("intake.export_inside", path=str(arg), export=rel, layout=str(layout),
+                              command=command(arg / rel))
 
 
 def single(arg: Path, source: Path) -> list[Candidate]:
@@ -89,18 +137,19 @@ def single(arg: Path, source: Path) -> list[Candidate]:
     return [Candidate(name, fallback, source, (), Origin(Layout.SINGLE, str(arg)))]
 
 
-def folders(arg: Path, source: Path, files: list[str]) -> list[Candidate]:
-    """Every top-level folder and zip is a student's (also one without a package: it gets its message)."""
-    in_folders = {rel.split("/")[0] for rel in files if "/" in rel}
-    tops = sorted(in_folders | {rel for rel in files if "/" not in rel and rel.lower().endswith(".zip")})
+def folders(arg: Path, source: Path, tops: dict[str, bool]) -> list[Candidate]:
+    """Every top-level entry is a student's: a folder (also one holding nothing but .DS_Store, or no package:
+    it gets its message), a zip, or a loose file (its message says what it holds). The student is the
+    entry's name, kept as written (display_name) beside the file-safe one."""
     found = []
-    for top in tops:
+    for top, is_folder in tops.items():
         name = slug(stem_of(top)) or "submission"
-        origin = Origin(Layout.FOLDERS, f"{arg}/{top}")
+        who = (Submitter(name=display_name(stem_of(top))),)
+        origin = Origin(Layout.FOLDERS, f"{arg}/{top}", who)
         if (source / top).is_symlink():  # a linked folder (see listing): graded where it really is
             found.append(Candidate(name, f"{slug(source.name)}-{name}", (source / top).resolve(), (), origin))
             continue
-        member = (f"{top}/", "") if top in in_folders else (top, top)
+        member = (f"{top}/", "") if is_folder else (top, top)
         found.append(Candidate(name, f"{slug(source.name)}-{name}", source, (member,), origin))
     return found
 
@@ -117,14 +166,16 @@ def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Ca
     if chosen is Layout.GRADESCOPE:
         if lms_layouts.gradescope_root(files) is None:
             raise IntakeError("intake.not_gradescope", path=str(arg))
-        found = lms_layouts.gradescope(arg, source, files)
-    elif chosen is Layout.CANVAS:
-        found = lms_layouts.canvas(arg, source, files, markers)
-    elif chosen is Layout.FOLDERS:
-        found = folders(arg, source, files)
-    else:
-        found = single(arg, source)
-    return found
+        return lms_layouts.gradescope(arg, source, files)
+    if chosen is Layout.CANVAS:
+        return lms_layouts.canvas(arg, source, files, markers)
+    if chosen is Layout.MOODLE:
+        return moodle.candidates(arg, source, top_entries(source))
+    if chosen is Layout.FOLDERS:
+        return folders(arg, source, top_entries(source))
+    if layout is None:
+        refuse_a_class_as_one(arg, source, files, markers)
+    return single(arg, source)
 
 
 def unique(candidates: list[Candidate]) -> list[Submission]:

@@ -1,5 +1,5 @@
-"""The two LMS exports that say who handed in what: Gradescope's and Canvas's. (intake.py decides which
-layout a path is; this module reads them.)
+"""Two LMS exports that say who handed in what: Gradescope's and Canvas's (Moodle's: moodle.py). (intake.py
+decides which layout a path is; this module reads them.)
 
 Gradescope's "Export Submissions" zip holds `assignment_<id>_export/`, in it `submission_metadata.yml` and
 one folder per submission, `submission_<id>/`, with the files the student uploaded (a zip they uploaded is
@@ -32,8 +32,9 @@ from pathlib import Path
 
 import yaml
 
-from attnlab.core.names import slug, stem_of
+from attnlab.core.names import display_name, slug, stem_of
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submitter
+from attnlab.grade.batch.unpack import open_zip
 
 METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 64 << 20
@@ -92,7 +93,7 @@ def read_metadata(arg: Path, source: Path, rel: str) -> dict:
         if source.is_dir():
             raw = source.joinpath(rel).read_bytes()[:MAX_METADATA_BYTES]
         else:
-            with zipfile.ZipFile(source) as zf, zf.open(rel) as fh:
+            with open_zip(source) as zf, zf.open(rel) as fh:
                 raw = fh.read(MAX_METADATA_BYTES)
         data = _symbols(yaml.load(raw.decode("utf-8", "replace"), Loader=_Lenient))  # a SafeLoader: no objects
     except (OSError, KeyError, zipfile.BadZipFile, yaml.YAMLError) as exc:
@@ -105,7 +106,7 @@ def read_metadata(arg: Path, source: Path, rel: str) -> dict:
 def _submitter(entry) -> Submitter:
     entry = entry if isinstance(entry, dict) else {}
     text = {k: "" if entry.get(k) is None else str(entry[k]).strip() for k in ("name", "email", "sid")}
-    return Submitter(name=text["name"], email=text["email"], sid=text["sid"])
+    return Submitter(name=display_name(text["name"]), email=text["email"], sid=text["sid"])
 
 
 def _who(submitters: tuple[Submitter, ...]) -> str:

@@ -55,9 +55,11 @@ def read_result(path: Path) -> dict | None:
 
 
 # after the exercise columns: who handed the submission in and where it came from (the result's "origin");
-# a group submission's people are joined with "; "
-ORIGIN_COLUMNS = ("student_name", "email", "sid", "lms_user_id", "submission_id", "late", "layout", "source")
-_PEOPLE = {"student_name": "name", "email": "email", "sid": "sid", "lms_user_id": "user_id"}
+# a group submission's people are joined with "; "; last, why it could not be graded (then score is empty)
+ORIGIN_COLUMNS = ("student_name", "email", "sid", "lms_user_id", "participant_id", "submission_id", "late",
+                  "layout", "source", "not_graded")
+_PEOPLE = {"student_name": "name", "email": "email", "sid": "sid", "lms_user_id": "user_id",
+           "participant_id": "participant_id"}
 
 
 def origin_cells(result: dict) -> list[str]:
@@ -69,17 +71,24 @@ def origin_cells(result: dict) -> list[str]:
         cells[column] = "; ".join(values) if any(values) else ""
     late = origin.get("late")
     cells.update(submission_id=origin.get("submission_id") or "", late="" if late is None else str(late).lower(),
-                 layout=origin.get("layout") or "", source=origin.get("path") or "")
+                 layout=origin.get("layout") or "", source=origin.get("path") or "",
+                 not_graded=result.get("not_graded") or "")
     return [cells[column] for column in ORIGIN_COLUMNS]
 
 
+def graded(result: dict) -> bool:
+    """Whether a result is a grade: an upload that could not be graded has a score of 0 that is no grade."""
+    return not result.get("not_graded")
+
+
 def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
+    """A row per result; one not graded has empty score and exercise cells and says why in not_graded."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["submission", "score", "max_score", *exercise_ids, *ORIGIN_COLUMNS])
     for data in sorted(results, key=lambda d: d["submission"]):
-        by_id = {e["id"]: e["score"] for e in data["exercises"]}
-        writer.writerow([data["submission"], data["score"], data["max_score"],
+        by_id = {e["id"]: e["score"] for e in data["exercises"]} if graded(data) else {}
+        writer.writerow([data["submission"], data["score"] if graded(data) else "", data["max_score"],
                          *[by_id.get(i, "") for i in exercise_ids], *origin_cells(data)])
     return buffer.getvalue()
 
@@ -98,7 +107,14 @@ def _gradescope_test(ex: ExerciseResult) -> dict:
 
 
 def gradescope(result: SubmissionResult) -> dict:
-    """Gradescope's autograder results schema: total score plus one test per exercise."""
+    """Gradescope's autograder results schema: total score plus one test per exercise. Gradescope has no
+    "not graded" score, so an upload that could not be graded says so first in its output, lists no tests
+    (no exercise was run) and carries extra_data {"graded": false} for whoever reads the results back."""
+    if result.not_graded:
+        return {"score": 0.0, "execution_time": round(result.duration_s, 3),
+                "output": f"NOT GRADED: {result.not_graded}"[:FEEDBACK_CAP], "visibility": "visible",
+                "stdout_visibility": "hidden", "tests": [],
+                "extra_data": {"graded": False, "not_graded": result.not_graded}}
     return {"score": result.score, "execution_time": round(result.duration_s, 3),
             "output": f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
             "visibility": "visible", "stdout_visibility": "hidden",
@@ -113,5 +129,8 @@ def print_table(results: list[dict]) -> None:
     width = max([len(r["submission"]) for r in results] + [10])
     print(f"{'submission':<{width}}  {'score':>13}  exercises passed")
     for r in sorted(results, key=lambda d: d["submission"]):
+        if not graded(r):
+            print(f"{r['submission']:<{width}}  {'not graded':>13}  {r['not_graded']}")
+            continue
         passed = sum(e["status"] == Status.PASSED for e in r["exercises"])
         print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")

@@ -11,10 +11,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from attnlab.core.config import Limits
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.submissions import Submission
 from attnlab.grade.sandbox import forkserver
-from attnlab.grade.sandbox.launch import Limits
 
 
 def worker_limits(base: Limits, slot: int, cpus: list[int], uids: list[int] | None = None) -> Limits:
@@ -110,7 +110,8 @@ def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
             (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
-        progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
+        score = "not graded" if result.not_graded else f"{result.score:g} / {result.max_score:g}"
+        progress.done(sub.name, f"{sub.name}: {score} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:

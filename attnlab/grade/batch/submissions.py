@@ -46,6 +46,7 @@ class Layout(str, Enum):
     FOLDERS = "folders"  # a folder (or zip) per student, named after the student
     GRADESCOPE = "gradescope"  # Gradescope's "Export Submissions": submission_metadata.yml + submission_<id>/
     CANVAS = "canvas"  # Canvas's "Download Submissions": <lastfirst>[_LATE]_<user id>_<file id>_<file name>
+    MOODLE = "moodle"  # Moodle's "Download all submissions": <Full name>_<participant id>_assignsubmission_<plugin>_
 
     def __str__(self) -> str:
         return self.value
@@ -55,10 +56,11 @@ class Layout(str, Enum):
 class Submitter:
     """A person behind a submission, as far as the LMS export says ("" where it says nothing)."""
 
-    name: str = ""
+    name: str = ""  # as the export writes it (names.display_name), never the file-safe name
     email: str = ""
     sid: str = ""  # the institution's student id (Gradescope's SID)
     user_id: str = ""  # the LMS's own id of the user (Canvas's user id)
+    participant_id: str = ""  # Moodle's participant id in this assignment (its grading worksheet's "Participant N")
 
 
 @dataclass(frozen=True)

@@ -69,21 +69,41 @@ def _check_name(name: str, shown: str) -> PurePosixPath:
     return path
 
 
-def _check_entry(info: zipfile.ZipInfo) -> None:
-    if not info.flag_bits & 0x800 and any(ord(ch) > 127 for ch in info.filename):
+def open_zip(archive: Path) -> zipfile.ZipFile:
+    """The zip, its names read as UTF-8 where they are: macOS's Archive Utility, PHP (Moodle) and Windows
+    write UTF-8 names without the zip's UTF-8 flag, which zipfile reads as cp437 ("OlÃºwÃ¡..."). When every
+    flagless name is UTF-8 the infos are renamed (zipfile checks entries against orig_filename, untouched)
+    and `utf8_names` is set; otherwise _check_entry refuses the non-ASCII flagless names."""
+    zf = zipfile.ZipFile(archive)
+    flagless = [i for i in zf.infolist() if not i.flag_bits & 0x800 and not i.filename.isascii()]
+    try:
+        renamed = [(i, i.filename.encode("cp437").decode("utf-8")) for i in flagless]
+    except UnicodeError:
+        zf.utf8_names = False
+        return zf
+    for info, name in renamed:
+        info.filename = name
+    zf.NameToInfo = {i.filename: i for i in zf.infolist()}
+    zf.utf8_names = True
+    return zf
+
+
+def _check_entry(info: zipfile.ZipInfo, utf8_names: bool) -> None:
+    if not utf8_names and not info.flag_bits & 0x800 and any(ord(ch) > 127 for ch in info.filename):
         raise BadSubmission("upload.name_not_utf8", name=repr(info.filename))
     _check_name(info.filename, info.filename)
     if stat.S_ISLNK(info.external_attr >> 16):
         raise BadSubmission("upload.zip_symlink", name=repr(info.filename))
 
 
-def _chosen(infos: list[zipfile.ZipInfo], members: Members) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
+def _chosen(infos: list[zipfile.ZipInfo], members: Members, utf8_names: bool) -> list[tuple[zipfile.ZipInfo,
+                                                                                           PurePosixPath]]:
     chosen = []
     for info in infos:
         where = placed(info.filename, members)
         if where is None:
             continue
-        _check_entry(info)
+        _check_entry(info, utf8_names)
         if info.is_dir() or skipped(where):
             continue
         chosen.append((info, _check_name(where, info.filename)))
@@ -97,7 +117,7 @@ class ClassZip:
     students it holds; ZipFile reads members from several threads safely."""
 
     def __init__(self, archive: Path):
-        self.zf = zipfile.ZipFile(archive)
+        self.zf = open_zip(archive)
         self.infos = sorted(self.zf.infolist(), key=lambda i: i.filename)
         self.names = [i.filename for i in self.infos]
 
@@ -135,7 +155,7 @@ def extract_zip(archive: Path, target: Path, members: Members = ()) -> int:
         if members:
             export = class_zip(archive)
             return _extract(export.zf, export.entries(members), target, members)
-        with zipfile.ZipFile(archive) as zf:
+        with open_zip(archive) as zf:
             infos = zf.infolist()
             if len(infos) > MAX_LISTING:
                 raise BadSubmission("upload.too_many_entries", count=len(infos), limit=MAX_LISTING)
@@ -146,7 +166,7 @@ def extract_zip(archive: Path, target: Path, members: Members = ()) -> int:
 
 def _extract(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], target: Path, members: Members) -> int:
     total = 0
-    chosen = _chosen(infos, members)
+    chosen = _chosen(infos, members, getattr(zf, "utf8_names", False))
     for info, rel in chosen:
         dest = target.joinpath(*rel.parts)
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -141,15 +141,16 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         # runner uids may enter (to reach their own scratch dir below) but not list it; the upload
         # copy inside is the judge's alone (prepare)
         work_dir.chmod(0o711)
+        not_graded = None
         try:
             package = prepare(submission, work_dir, package_markers(course))
             exercises = exercise_results(package, submission.name, opts, work_dir, progress)
         except BadSubmission as problem:
-            exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", lang, name=submission.name,
-                                                                  problem=problem.message))
+            not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
+            exercises = failed_everywhere(course, Status.ERROR, not_graded)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
         assignment=course.assignment.id if course.assignment else "attention", framework=opts.run.framework,
-        origin=submission.origin.to_json() if submission.origin else None)
+        origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded)

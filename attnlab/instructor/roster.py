@@ -1,0 +1,139 @@
+"""An LMS's own class list, to give each graded submission the LMS's ids when the export carried none
+(a folder per student), for `python -m attnlab.instructor.lms ... --roster FILE`.
+
+Read: Canvas's gradebook export (Grades → Export → CSV: Student as "Last, First", ID, SIS User ID, SIS
+Login ID, Section, then a "Points Possible" row), Moodle's grades export (Export → Plain text: First name,
+Last name, ID number, Email address, ...), its participants download (First name, Last name, Email
+address, ...) and an assignment's grading worksheet (Identifier "Participant 4711", Full name, Email
+address, ...). Columns are found by their header, in any order; others are ignored.
+
+A person is matched to one roster row by, in order: an id both carry (Canvas user id, Moodle participant
+id, student id, email or login), else their name as the export wrote it (case, spacing and the order of
+"Last, First" aside), else the submission's file-safe name against the row's name, login, email's local
+part or username. The first of these that finds anyone must find exactly one row.
+"""
+
+import csv
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from attnlab.core.names import display_name, slug
+
+COLUMNS = {  # roster field -> the headers (case-folded) that hold it
+    "name": ("student", "full name", "fullname", "name"),
+    "first": ("first name", "firstname"),
+    "last": ("last name", "surname", "lastname"),
+    "user_id": ("id",),
+    "sid": ("sis user id", "id number", "idnumber"),
+    "login": ("sis login id",),
+    "email": ("email address", "email"),
+    "username": ("username",),
+    "participant_id": ("identifier",),
+}
+IDS = ("user_id", "participant_id", "sid", "email", "login")  # matched in this order, exactly (email: any case)
+MAX_ROSTER_BYTES = 32 << 20
+
+
+class RosterError(ValueError):
+    """A roster that cannot be read: the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One person of the roster, "" for what it does not say."""
+
+    row: int
+    name: str = ""
+    user_id: str = ""
+    sid: str = ""
+    login: str = ""
+    email: str = ""
+    username: str = ""
+    participant_id: str = ""
+
+    def names(self) -> set[str]:
+        """The name as keys to compare: as written, and a "Last, First" also as "First Last"."""
+        keys = {name_key(self.name)}
+        if "," in self.name:
+            last, _, first = self.name.partition(",")
+            keys.add(name_key(f"{first} {last}"))
+        return keys - {""}
+
+
+def name_key(name: str) -> str:
+    return display_name(name).casefold()
+
+
+def _columns(header: list[str], path: Path) -> dict[str, int]:
+    folded = [cell.strip().casefold() for cell in header]
+    found = {key: folded.index(h) for key, heads in COLUMNS.items() for h in heads if h in folded}
+    if not found.keys() & {*IDS, "username"}:
+        raise RosterError(f"{path}: no column of ids in its header ({', '.join(header[:8])}); expected one of "
+                          "ID, SIS User ID, SIS Login ID, Identifier, ID number, Email address, Username")
+    return found
+
+
+def _entry(row: list[str], number: int, columns: dict[str, int]) -> Entry | None:
+    cell = {key: row[i].strip() if i < len(row) else "" for key, i in columns.items()}
+    if cell.get("name", "").casefold().startswith("points possible") or cell.get("name") == "Student, Test":
+        return None  # Canvas's row of maximum points, and its test student
+    name = cell.get("name") or " ".join(filter(None, (cell.get("first"), cell.get("last"))))
+    participant = re.sub(r"\D", "", cell.get("participant_id", ""))
+    values = {f.name: cell.get(f.name, "") for f in fields(Entry) if f.name not in ("row", "name", "participant_id")}
+    entry = Entry(row=number, name=display_name(name), participant_id=participant, **values)
+    return entry if any(getattr(entry, key) for key in (*IDS, "username")) else None
+
+
+def read_roster(path: Path) -> list[Entry]:
+    """The people of a roster file; raises RosterError."""
+    try:
+        text = path.read_bytes()[:MAX_ROSTER_BYTES].decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RosterError(f"cannot read the roster {path}: {exc}") from None
+    rows = list(csv.reader(text.splitlines()))
+    if not rows:
+        raise RosterError(f"the roster {path} is empty")
+    columns = _columns(rows[0], path)
+    entries = [e for n, row in enumerate(rows[1:], start=2) if (e := _entry(row, n, columns))]
+    if not entries:
+        raise RosterError(f"the roster {path} lists nobody")
+    return entries
+
+
+def _by_id(person: dict, roster: list[Entry]) -> list[Entry]:
+    for key in IDS:
+        wanted = person.get("email" if key == "login" else key, "").casefold()
+        found = [e for e in roster if wanted and getattr(e, key).casefold() == wanted]
+        if found:
+            return found
+    return []
+
+
+def _by_file_name(submission: str, roster: list[Entry]) -> list[Entry]:
+    def keys(e: Entry) -> set[str]:
+        local = e.email.partition("@")[0]
+        return {k.casefold() for k in (slug(e.name), e.login, e.username, local, slug(local)) if k}
+
+    return [e for e in roster if submission.casefold() in keys(e)]
+
+
+def match(person: dict, submission: str, roster: list[Entry]) -> list[Entry]:
+    """The roster rows a person is (see the module docstring): one, or several when it is ambiguous, or
+    none."""
+    by_name = [e for e in roster if name_key(person.get("name", "")) in e.names()]
+    for found in (_by_id(person, roster), by_name, _by_file_name(submission, roster)):
+        if found:
+            return found
+    return []
+
+
+def completed(person: dict, entry: Entry) -> dict:
+    """The person with the roster's name and every id the roster has that the export did not give."""
+    made = dict(person)
+    for key in ("user_id", "sid", "email", "username", "participant_id"):
+        made[key] = made.get(key) or getattr(entry, key) or (entry.login if key == "email" and
+                                                             "@" in entry.login else "")
+    made["login"] = entry.login
+    made["name"] = entry.name or made.get("name", "")
+    return made
