@@ -49,7 +49,7 @@ sys.path.insert(0, str(paths.ROOT))
 module = "reference" if sys.argv[1] == "torch" else f"reference.{sys.argv[1]}"
 softmax = __import__(f"{module}.softmax", fromlist=["run_softmax"]).run_softmax
 call_checked(softmax, exercise="softmax", function="run_softmax", kwargs={"in_features": torch.randn(4, 8), "dim": -1},
-             forbidden_calls=(), framework=sys.argv[1])
+             forbidden_calls=(), adapter=found)
 step("prepare() and a first call")
 print(json.dumps(steps))
 """

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from attnlab.core import config, paths
+from attnlab.core import config, frameworks, paths
 from attnlab.core.i18n import Message, default_lang, t
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
@@ -197,7 +197,7 @@ def check(submissions: dict[str, dict[str, str]], course: Course, *, template_di
 
 def check_dir(directory: Path, course: Course, *, template_dir: Path | None = None) -> Found:
     submissions, skipped = read_sources(directory, course)
-    stubs = template_dir or paths.template_dir(course.framework)  # the template's own code is left out
+    stubs = template_dir or paths.template_dir(frameworks.adapter(course.framework))  # left out: the template's
     return check(submissions, course, template_dir=stubs, skipped=skipped)
 
 

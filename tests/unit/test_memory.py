@@ -6,6 +6,7 @@ import math
 import pytest
 import torch
 
+from attnlab.core import frameworks
 from attnlab.core.impl import call_checked
 from attnlab.core.outcomes import MemoryLimit
 
@@ -23,7 +24,8 @@ def blocked(Q, K, V, block=256):
 def call(fn, budget_mb):
     x = torch.randn(1, 2048, 16, generator=torch.Generator().manual_seed(0))
     return call_checked(fn, exercise="flash_attention", function="run_flash_attention",
-                        kwargs={"Q": x, "K": x, "V": x}, forbidden_calls=(), max_tensor_mb=budget_mb)
+                        kwargs={"Q": x, "K": x, "V": x}, forbidden_calls=(), max_tensor_mb=budget_mb,
+                        adapter=frameworks.default())
 
 
 def test_a_tensor_over_budget_is_named():
