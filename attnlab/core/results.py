@@ -58,6 +58,7 @@ class SubmissionResult:
     assignment: str = "attention"  # course.yaml's assignment id the submission was graded for
     framework: str = "torch"  # what the submission was written in and graded as (attnlab.core.frameworks)
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
+    notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
 
     def to_json(self) -> dict:
         data = asdict(self)

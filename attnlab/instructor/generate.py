@@ -5,6 +5,7 @@
     python -m attnlab.instructor.generate viz [--check]       # fixtures/_viz/: the reference's pictures
     python -m attnlab.instructor.generate laws [--check]      # fixtures/_laws.json: hypothesis's law inputs
     python -m attnlab.instructor.generate schema [--check]    # spec/schema/*.json: JSON Schemas of the specs
+    python -m attnlab.instructor.generate notebooks [--check] # notebooks/*.ipynb: the handout's notebooks
     python -m attnlab.instructor.generate all [--check]
 
 With --check nothing is written; the command lists what differs from a fresh generation and exits 1.
@@ -208,7 +209,7 @@ def sync_laws(course: Course, *, check: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "all"])
+    parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "notebooks", "all"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
     opts = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
@@ -221,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         from attnlab.instructor.schema import sync_schema
 
         drift += sync_schema(check=opts.check)
+    if opts.what in ("notebooks", "all"):  # after the template: notebooks are made from the stubs
+        from attnlab.instructor.notebooks import sync_notebooks
+
+        drift += sync_notebooks(check=opts.check)
     if opts.what in ("fixtures", "viz", "all"):
         import reference
 

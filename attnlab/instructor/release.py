@@ -200,6 +200,19 @@ def copy_laws(course: Course, target: Path) -> None:
     shutil.copy2(LAWS_FILE, target / LAWS_FILE.name)
 
 
+def copy_notebooks(course: Course, target: Path) -> None:
+    """The assignment's notebook in the release's framework, in each language, as <assignment>.<lang>.ipynb."""
+    from attnlab.instructor import notebooks
+
+    drift = notebooks.sync_notebooks(check=True)
+    own = assignment_framework(paths.SPEC_DIR, course.assignment.id)
+    for lang in notebooks.LANGS:
+        source = notebooks.NOTEBOOK_DIR / notebooks.notebook_name(course.assignment.id, course.framework, own, lang)
+        if f"notebooks/{source.name}" in drift or not source.is_file():
+            raise ReleaseError(f"{source} is out of date: run `python -m attnlab.instructor.generate notebooks`")
+        shutil.copy2(source, target / f"{course.assignment.id}.{lang}.ipynb")
+
+
 def copy_package(target: Path, packages: tuple[str, ...]) -> None:
     """attnlab/__init__.py and the named subpackages of attnlab/ (an allow-list: nothing else is copied)."""
     source = paths.ROOT / "attnlab"
@@ -266,6 +279,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
         text = env.get_template(f"handout/{template}").render(**values)
         (handout / name).write_text(text, encoding="utf-8")
     shutil.copy2(RELEASE_FILES / "handout" / "gitignore", handout / ".gitignore")
+    copy_notebooks(course, handout)
     return handout
 
 

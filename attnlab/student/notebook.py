@@ -132,7 +132,7 @@ def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool
     exercise = exercise_spec(exercise_id, lang, course)
     impl = time_limited(FunctionImpl(fn, function=exercise.function, framework=course.framework), exercise.id)
     result = grade_exercise(make_context(exercise, impl, lang=lang, device=device), visible_only=True)
-    report = CheckReport(result, result_lines(exercise, result, lang), lang)
+    report = CheckReport(result, result_lines(exercise, result, lang, notebook=True), lang)
     if show:
         report.show()
     return report

@@ -28,6 +28,7 @@ from attnlab.core import paths
 from attnlab.core.names import slug, stem_of
 from attnlab.grade.batch import lms_layouts
 from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission
 from attnlab.grade.batch.unpack import MAX_LISTING, skipped, walk_files
 
@@ -61,7 +62,7 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     packages = {d for d, names in by_dir.items() if "__init__.py" in names and names & markers}
     if "" in packages:
         return []
-    holding = {d.split("/")[0] for d in packages} | {f.split("/")[0] for f in files if f.lower().endswith(".zip")}
+    holding = {d.split("/")[0] for d in packages} | {f.split("/")[0] for f in files if is_upload_file(f)}
     kinds = {child: "package" if child in packages else "zip" if child in by_dir.get("", ()) else "folder"
              for child in holding}
     present = set(kinds.values())
@@ -92,7 +93,7 @@ def single(arg: Path, source: Path) -> list[Candidate]:
 def folders(arg: Path, source: Path, files: list[str]) -> list[Candidate]:
     """Every top-level folder and zip is a student's (also one without a package: it gets its message)."""
     in_folders = {rel.split("/")[0] for rel in files if "/" in rel}
-    tops = sorted(in_folders | {rel for rel in files if "/" not in rel and rel.lower().endswith(".zip")})
+    tops = sorted(in_folders | {rel for rel in files if "/" not in rel and is_upload_file(rel)})
     found = []
     for top in tops:
         name = slug(stem_of(top)) or "submission"

@@ -100,7 +100,8 @@ def _gradescope_test(ex: ExerciseResult) -> dict:
 def gradescope(result: SubmissionResult) -> dict:
     """Gradescope's autograder results schema: total score plus one test per exercise."""
     return {"score": result.score, "execution_time": round(result.duration_s, 3),
-            "output": f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+            "output": "\n".join([f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+                                 *(result.notebook or {}).get("notes", ())]),  # what a notebook's grading left out
             "visibility": "visible", "stdout_visibility": "hidden",
             "tests": [_gradescope_test(ex) for ex in result.exercises]}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from attnlab.core.i18n import Message, default_lang
 from attnlab.core.spec import Course, QuizSpec
+from attnlab.grade.batch import notebooks
 from attnlab.grade.batch.unpack import (
     MAX_ENTRIES,
     MAX_TOTAL_BYTES,
@@ -103,7 +104,7 @@ def survey(root: Path, markers: frozenset[str]) -> tuple[list[str], list[str], l
     for rel, _ in walk_files(root):
         folder, _, name = rel.rpartition("/")
         files.setdefault(folder or ".", set()).add(name)
-        if name.lower().endswith(".zip"):
+        if notebooks.is_upload_file(name):  # a zip, or a notebook (graded as its code cells)
             zips.append(rel)
     found = sorted(d for d, names in files.items() if "__init__.py" in names and names & markers)
     packages = [d for d in found if not any(_inside(d, outer) for outer in found)]
@@ -126,7 +127,8 @@ def locate(root: Path, markers: frozenset[str]) -> Path | str:
     if len(zips) == 1:
         return zips[0]
     if zips:
-        raise BadSubmission("intake.several_zips", found=_shown(zips))
+        several = "notebook.several" if any(map(notebooks.is_notebook, zips)) else "intake.several_zips"
+        raise BadSubmission(several, found=_shown(zips))
     if (root / "__init__.py").is_file() and not near:  # everything in __init__.py: impl.find_function looks there
         return root
     if near:
@@ -143,6 +145,9 @@ def _copy_in(submission: Submission, target: Path) -> None:
         raise BadSubmission("upload.missing", path=str(src))
     if src.is_file() and src.name.lower().endswith(".zip"):
         count = extract_zip(src, target, submission.members)
+    elif src.is_file() and notebooks.is_notebook(src.name) and not submission.members:
+        count = 1
+        notebooks.copy_notebook(src, target)
     elif src.is_dir() and not src.is_symlink():
         count = copy_tree(src, target, submission.members)
     else:
@@ -158,12 +163,17 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> P
     upload.mkdir(parents=True, mode=0o700)  # runners of other submissions must not read it
     _copy_in(submission, upload)
     found = locate(upload, markers)
+    data_files = frozenset(m for m in markers if not m.endswith(".py"))  # the quiz's answers
     if isinstance(found, Path):
         return found
+    if notebooks.is_notebook(found):
+        return notebooks.package_of(upload / found, workdir, data_files)
     inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
     inner.mkdir()
     extract_zip(upload / found, inner)
     package = locate(inner, markers)
+    if isinstance(package, str) and notebooks.is_notebook(package):
+        return notebooks.package_of(inner / package, workdir, data_files)
     if not isinstance(package, Path):
         raise BadSubmission("intake.zip_in_zip", name=found, inner=package)
     return package

@@ -19,6 +19,7 @@ from attnlab.core.results import ExerciseResult, SubmissionResult
 from attnlab.core.scoring import grade_exercise, load_reference, make_context
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
+from attnlab.grade.batch import notebooks
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
@@ -146,9 +147,10 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions,
         except BadSubmission as problem:
             exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
                                                                   problem=problem.message))
+        notebook = notebooks.summary(work_dir, opts.lang)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
         assignment=course.assignment.id if course.assignment else "attention", framework=course.framework,
-        origin=submission.origin.to_json() if submission.origin else None)
+        origin=submission.origin.to_json() if submission.origin else None, notebook=notebook)
