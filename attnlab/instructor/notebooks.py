@@ -12,6 +12,7 @@ a notebook graded like that package. Never hand-edited: `generate notebooks --ch
 """
 
 import ast
+import dataclasses
 import json
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import nbformat
 
 from attnlab.core import paths
 from attnlab.core.i18n import t
-from attnlab.core.spec import FRAMEWORKS, Course, ExerciseSpec, QuizSpec
+from attnlab.core.spec import FRAMEWORKS, Assignment, Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
 
 NOTEBOOK_DIR = paths.ROOT / "notebooks"
@@ -160,13 +161,26 @@ def text_of(notebook: nbformat.NotebookNode) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def wanted_notebooks() -> dict[str, str]:
-    """notebooks/<name> -> text, for every assignment in every framework all its exercises can be written in."""
+def in_framework(full: Course, assignment: Assignment, framework: str) -> Course:
+    """What load_course(spec, assignment, framework) gives, made from the course loaded once (loading the
+    specs is what takes the time)."""
+    everything = tuple(e.in_framework(framework) if isinstance(e, ExerciseSpec) else e for e in full.everything)
+    by_id = {e.id: e for e in everything}
+    chosen = dataclasses.replace(assignment, framework=framework)
+    return dataclasses.replace(full, title=chosen.title, total_points=chosen.total_points, assignment=chosen,
+                               exercises=tuple(by_id[i] for i in chosen.exercise_ids), everything=everything)
+
+
+def wanted_notebooks(only: tuple[str, str] | None = None) -> dict[str, str]:
+    """notebooks/<name> -> text, for every assignment in every framework all its exercises can be written in
+    (`only`: for this (assignment, framework) alone)."""
     full = load_course(paths.SPEC_DIR)
     files = {}
     for assignment in full.assignments:
         for framework in FRAMEWORKS:
-            course = load_course(paths.SPEC_DIR, assignment.id, framework)
+            if only is not None and only != (assignment.id, framework):
+                continue
+            course = in_framework(full, assignment, framework)
             if any(framework not in e.frameworks for e in course.coded):
                 continue
             sources = sources_of(paths.template_dir(framework), course)
@@ -176,10 +190,14 @@ def wanted_notebooks() -> dict[str, str]:
     return files
 
 
-def sync_notebooks(*, check: bool) -> list[str]:
-    wanted = wanted_notebooks()
+def sync_notebooks(*, check: bool, only: tuple[str, str] | None = None) -> list[str]:
+    """Write (or with `check`, compare) notebooks/; `only` one (assignment, framework), whose files alone
+    are then considered."""
+    wanted = wanted_notebooks(only)
     present = {p.name for p in NOTEBOOK_DIR.glob("*.ipynb")} if NOTEBOOK_DIR.is_dir() else set()
     drift = sorted(n for n in wanted if n not in present or (NOTEBOOK_DIR / n).read_text(encoding="utf-8") != wanted[n])
+    if only is not None:
+        present &= set(wanted)
     drift += sorted(f"{n} (not generated: remove it)" for n in present - set(wanted))
     if not check:
         NOTEBOOK_DIR.mkdir(exist_ok=True)

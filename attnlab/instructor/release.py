@@ -204,7 +204,7 @@ def copy_notebooks(course: Course, target: Path) -> None:
     """The assignment's notebook in the release's framework, in each language, as <assignment>.<lang>.ipynb."""
     from attnlab.instructor import notebooks
 
-    drift = notebooks.sync_notebooks(check=True)
+    drift = notebooks.sync_notebooks(check=True, only=(course.assignment.id, course.framework))
     own = assignment_framework(paths.SPEC_DIR, course.assignment.id)
     for lang in notebooks.LANGS:
         source = notebooks.NOTEBOOK_DIR / notebooks.notebook_name(course.assignment.id, course.framework, own, lang)

@@ -33,6 +33,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.nb_cell": {"en": "cell {cell}", "zh": "第 {cell} 个单元格"},
     "report.nb_summary": {"en": "Graded from the notebook {file}: its {count} code cells",
                           "zh": "根据笔记本 {file} 评分：其 {count} 个代码单元格"},
+    "student.submit_no_notebook": {"en": "{path}: no such notebook", "zh": "{path}：没有这个笔记本"},
+    "student.submit_bad_notebook": {"en": "grading could not read this notebook: {problem}",
+                                    "zh": "评分时无法读取这个笔记本：{problem}"},
+    "student.submit_notebook_written": {"en": "wrote {path} (the notebook {notebook} and MANIFEST.json): upload it",
+                                        "zh": "已生成 {path}（笔记本 {notebook} 和 MANIFEST.json）：请上传它"},
     # the handout's notebooks (attnlab.instructor.notebooks)
     "nbh.intro": {
         "en": "# {title}\n\n"
