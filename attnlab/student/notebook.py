@@ -14,6 +14,7 @@ matter. The exercise's other functions are not needed: only `fn` is checked. Its
 limit an exercise has when graded (attnlab.student.timer).
 """
 
+import functools
 import sys
 from collections.abc import Callable
 
@@ -123,12 +124,19 @@ class HintText(str):
         return self._label
 
 
+@functools.lru_cache(maxsize=8)
+def _course(choice: Choice) -> Course:
+    """The course, loaded once per kernel for each choice: a notebook checks one exercise per cell, and
+    loading every spec took most of a check's second."""
+    return choice.course()
+
+
 def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True,
           framework: str | None = None, assignment: str | None = None, device: str = "cpu") -> CheckReport:
     """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False). `fn` is
     written in `framework` (default: the assignment's, from course.yaml) and runs on `device`."""
     lang = lang or default_lang()
-    course = Choice(assignment, framework, device).course()
+    course = _course(Choice(assignment, framework, device))
     exercise = exercise_spec(exercise_id, lang, course)
     impl = time_limited(FunctionImpl(fn, function=exercise.function, framework=course.framework), exercise.id)
     result = grade_exercise(make_context(exercise, impl, lang=lang, device=device), visible_only=True)

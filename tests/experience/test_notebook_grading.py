@@ -18,6 +18,7 @@ import pytest
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
 from attnlab.instructor.notebooks import notebook_for, sources_of, text_of
+from attnlab.student.submit import build_notebook_submission
 
 pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
@@ -74,7 +75,8 @@ def huge_notebook(path: Path) -> Path:
 def build_class(work: Path) -> tuple[list[Path], dict[str, str]]:
     """The paths to grade, and the broken submissions' expected messages. The class folder holds each twin's
     package in a folder, and its notebook: alone (ref, tom), in a folder (bob), in a zip in a folder
-    (alice); carol's notebook is in a Canvas download, dan's is a path of its own."""
+    (alice), zipped by `attnlab submit --notebook` (eve); carol's notebook is in a Canvas download, dan's is
+    a path of its own."""
     klass = work / "class"
     for name, package in TWINS.items():
         shutil.copytree(package.resolve(), klass / name / "attention",
@@ -87,6 +89,9 @@ def build_class(work: Path) -> tuple[list[Path], dict[str, str]]:
     with zipfile.ZipFile(klass / "alice_nb" / "work.zip", "w") as zf:
         zf.writestr("hw4/attention.en.ipynb", text_of(notebook_of(TWINS["alice"])))
         zf.writestr("hw4/.ipynb_checkpoints/attention.en-checkpoint.ipynb", "{}")  # Jupyter's: skipped
+    eve = work / "eve.ipynb"  # `attnlab submit --notebook`: the notebook and its manifest, zipped
+    eve.write_text(text_of(notebook_of(TWINS["bob"], "zh")), "utf-8")
+    build_notebook_submission(eve, out_dir=klass, student="eve", data_files=frozenset({"quiz.yaml"}))
     expected = broken_notebooks(klass)
     ref = notebook_of(TWINS["ref"])  # an error at import and one in a function: both name their cell
     setup = cell_number(ref, "from attnlab.student.notebook import")
@@ -125,14 +130,14 @@ def by_exercise(result: dict) -> list[tuple[str, float, str]]:
 
 def test_one_result_per_student(graded):
     results, broken, _ = graded
-    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice")), "carolnb", "dan"}
+    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice")), "carolnb", "dan", "eve"}
     assert sorted(results) == sorted(twins | set(broken))
 
 
 def test_each_notebook_scores_what_its_package_twin_scores(graded):
     results, _, _ = graded
     pairs = {"ref_nb": "ref", "tom_nb": "tom", "bob_nb": "bob", "alice_nb": "alice", "carolnb": "carol",
-             "dan": "alice"}
+             "dan": "alice", "eve": "bob"}
     for notebook, package in pairs.items():
         assert by_exercise(results[notebook]) == by_exercise(results[package]), notebook
         assert results[notebook]["notebook"]["file"].endswith(".ipynb")

@@ -106,3 +106,23 @@ def test_a_huge_notebook_is_refused_before_it_is_read(tmp_path, monkeypatch):
     big = notebook(SOFTMAX)
     with pytest.raises(NotebookError, match="hw.ipynb is 0 MB, over the 0 MB a notebook may be: clear its outputs"):
         package_of(tmp_path, big + b" " * 1000)
+
+
+def test_attnlab_submit_zips_a_notebook_grading_can_read_and_refuses_one_it_cannot(tmp_path):
+    import zipfile
+
+    from attnlab.student.submit import SubmitError, build_notebook_submission
+
+    (tmp_path / "hw.ipynb").write_bytes(notebook(SOFTMAX))
+    made = build_notebook_submission(tmp_path / "hw.ipynb", out_dir=tmp_path, student="wei")
+    with zipfile.ZipFile(made.path) as zf:
+        assert sorted(zf.namelist()) == ["MANIFEST.json", "hw.ipynb"]
+        manifest = json.loads(zf.read("MANIFEST.json"))
+    assert made.path.name == "wei-submission.zip" and manifest["notebook"] == "hw.ipynb"
+    assert manifest["files"]["hw.ipynb"]["bytes"] == (tmp_path / "hw.ipynb").stat().st_size
+    (tmp_path / "prose.ipynb").write_bytes(notebook("print(1)"))
+    with pytest.raises(SubmitError) as refused:
+        build_notebook_submission(tmp_path / "prose.ipynb", out_dir=tmp_path, student="wei")
+    assert refused.value.text("en") == ("grading could not read this notebook: prose.ipynb defines no run_* function "
+                                        "in any of its 1 code cells: hand in the notebook you worked in, with the "
+                                        "exercise cells")
