@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from headless_chromium import Browser
 
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
@@ -192,3 +193,14 @@ def test_the_class_report_links_a_notebooks_feedback_to_its_cells(graded):
     assert "in_feature - " in section
     package_section = html[html.index(">alice — "):]
     assert "nbcell" not in package_section[:package_section.index("</section>")]
+    report = out / "report.html"
+    report.write_text(html, encoding="utf-8")
+    with Browser(width=1200) as browser:  # a link to a cell opens the folded cells and shows that one
+        browser.open(report.as_uri())
+        cell = f"document.getElementById('{anchor}-cell-{softmax}')"
+        assert browser.evaluate(f"{cell}.closest('details').open") is False
+        browser.evaluate(f"document.querySelector('a[href=\"#{anchor}-cell-{softmax}\"]').click()")
+        browser.evaluate("new Promise(done => setTimeout(done, 200))")
+        assert browser.evaluate(f"{cell}.closest('details').open") is True
+        top = browser.evaluate(f"{cell}.getBoundingClientRect().top")
+        assert abs(top) < 2, top  # scrolled to the top of the window
