@@ -207,7 +207,7 @@ for _cell in {files!r}:
 
 def write_package(code: NotebookCode, target: Path) -> Path:
     """`target/` as the package: __init__.py running the cell files, the cells, the data files; returns it."""
-    target.mkdir(parents=True)
+    target.mkdir(parents=True, mode=0o700)  # like the upload it is made from: the judge's alone
     files = [f"notebook_cell_{cell.number:04d}.py" for cell in code.cells]
     for cell, file in zip(code.cells, files):
         (target / file).write_text(cell.source, encoding="utf-8")
