@@ -4,11 +4,12 @@
 
 Each notebook holds: what the assignment is and how it is handed in; a cell installing the handout (IPython
 `%pip`/`!` lines only, so grading drops it whole); the imports of the assignment's modules and
-`from attnlab.student.notebook import check, hint`; then per exercise, in the course's order, its
-explanation and hints from the spec (in the framework's words), its stub, and `check("<id>", run_<id>)`;
-per quiz a `%%writefile <package>/<answers file>` cell (the answers, graded as data). The same cells made
-from another package (`notebook_for(..., sources=...)`: the reference in the tests, a student's package) are
-a notebook graded like that package. Never hand-edited: `generate notebooks --check` is the drift check.
+`from attnlab.student.notebook import check, hint`; then per exercise, in the order the cells must run
+(`in_source_order`), its explanation and hints from the spec (in the framework's words), its stub and
+`check("<id>", run_<id>)`; per quiz a `%%writefile attention/<answers file>` cell (the answers, read as data
+at grading). The same cells made from another package (`notebook_for(..., sources=...)`: the reference in
+the tests, a student's package) are a notebook graded like that package. Never hand-edited:
+`generate notebooks --check` is the drift check.
 """
 
 import ast
@@ -22,10 +23,10 @@ from attnlab.core import paths
 from attnlab.core.i18n import t
 from attnlab.core.spec import FRAMEWORKS, Assignment, Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
+from attnlab.instructor.release import HANDOUT_DEPS, PACKAGE, framework_requirements, requirements
 
 NOTEBOOK_DIR = paths.ROOT / "notebooks"
 LANGS = ("en", "zh")
-PACKAGE = "attention"  # the handout's working package (release.PACKAGE), where the quiz cell writes
 
 
 def notebook_name(assignment: str, framework: str, own_framework: str, lang: str) -> str:
@@ -113,8 +114,6 @@ def _setup_cell(imports: list[str], lang: str) -> str:
 
 def handout_requirements(course: Course) -> list[str]:
     """What the handout's pyproject.toml requires (release.build_handout), so the install cell matches it."""
-    from attnlab.instructor.release import HANDOUT_DEPS, framework_requirements, requirements
-
     return requirements(HANDOUT_DEPS + course.libraries) + framework_requirements(course.framework)
 
 
