@@ -76,8 +76,8 @@ def huge_notebook(path: Path) -> Path:
 def build_class(work: Path) -> tuple[list[Path], dict[str, str]]:
     """The paths to grade, and the broken submissions' expected messages. The class folder holds each twin's
     package in a folder, and its notebook: alone (ref, tom), in a folder (bob), in a zip in a folder
-    (alice), zipped by `attnlab submit --notebook` (eve); carol's notebook is in a Canvas download, dan's is
-    a path of its own."""
+    (alice), zipped by `attnlab submit --notebook` (eve); carol's notebook is in a Canvas download and in a
+    Gradescope export (fei.liu), dan's is a path of its own."""
     klass = work / "class"
     for name, package in TWINS.items():
         shutil.copytree(package.resolve(), klass / name / "attention",
@@ -105,10 +105,15 @@ def build_class(work: Path) -> tuple[list[Path], dict[str, str]]:
     expected["typo"] = f"NameError: name 'in_feature' is not defined (at cell {softmax}, line "
     with zipfile.ZipFile(work / "canvas.zip", "w") as zf:  # Canvas's "Download Submissions"
         zf.writestr("carolnb_103_2001_attention.en.ipynb", text_of(notebook_of(TWINS["carol"])))
+    with zipfile.ZipFile(work / "gradescope.zip", "w") as zf:  # Gradescope's "Export Submissions"
+        zf.writestr("assignment_7_export/submission_metadata.yml",
+                    "submission_501:\n  :submitters:\n  - :name: Fei Liu\n    :email: fei.liu@example.edu\n")
+        zf.writestr("assignment_7_export/submission_501/attention.en.ipynb", text_of(notebook_of(TWINS["carol"])))
     (work / "solo").mkdir()
     (work / "solo" / "dan.ipynb").write_text(text_of(notebook_of(TWINS["alice"], "zh")), "utf-8")
     expected["huge"] = "huge.ipynb is 100 MB, over the 50 MB a notebook may be: clear its outputs"
-    return [klass, work / "canvas.zip", work / "solo" / "dan.ipynb", huge_notebook(work / "huge.ipynb")], expected
+    return [klass, work / "canvas.zip", work / "gradescope.zip", work / "solo" / "dan.ipynb",
+            huge_notebook(work / "huge.ipynb")], expected
 
 
 @pytest.fixture(scope="module")
@@ -131,21 +136,21 @@ def by_exercise(result: dict) -> list[tuple[str, float, str]]:
 
 def test_one_result_per_student(graded):
     results, broken, _ = graded
-    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice")), "carolnb", "dan", "eve"}
+    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice")), "carolnb", "fei.liu", "dan", "eve"}
     assert sorted(results) == sorted(twins | set(broken))
 
 
 def test_each_notebook_scores_what_its_package_twin_scores(graded):
     results, _, _ = graded
     pairs = {"ref_nb": "ref", "tom_nb": "tom", "bob_nb": "bob", "alice_nb": "alice", "carolnb": "carol",
-             "dan": "alice", "eve": "bob"}
+             "fei.liu": "carol", "dan": "alice", "eve": "bob"}
     for notebook, package in pairs.items():
         assert by_exercise(results[notebook]) == by_exercise(results[package]), notebook
         assert results[notebook]["notebook"]["file"].endswith(".ipynb")
         assert results[package]["notebook"] is None
     assert results["ref"]["score"] == 100 and results["tom"]["score"] == 0
     assert 0 < results["alice"]["score"] < results["ref"]["score"] and 0 < results["bob"]["score"] < 100
-    assert results["carolnb"]["origin"]["layout"] == "canvas"
+    assert results["carolnb"]["origin"]["layout"] == "canvas" and results["fei.liu"]["origin"]["layout"] == "gradescope"
 
 
 def test_a_notebook_result_says_where_each_function_is_and_what_was_dropped(graded):
