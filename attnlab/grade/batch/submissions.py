@@ -4,7 +4,8 @@ A Submission is a directory, a .zip, or part of an LMS export (intake.py decides
 it (unpack.py: every safety check made while copying) and finds the one directory holding the exercise
 modules, at any depth: `student/attention/...` inside a zip is found as well as `attention/...`. No such
 directory, or two, is a per-submission message naming what was found; a zip inside the upload (an LMS that
-keeps the student's zip as a file) is unpacked once when the upload holds no package itself.
+keeps the student's zip as a file) is unpacked once when the upload holds no package itself, and a notebook
+(.ipynb) is made into the package its code cells are (notebooks.py).
 """
 
 from dataclasses import asdict, dataclass
@@ -80,7 +81,7 @@ class Origin:
 @dataclass(frozen=True)
 class Submission:
     name: str  # unique in a grading run: results are DIR/<name>.json
-    source: Path  # a directory or a .zip
+    source: Path  # a directory, a .zip or a notebook (.ipynb)
     members: Members = ()  # when set, only these parts of source (an LMS export holding the whole class)
     origin: Origin | None = None
 
@@ -97,7 +98,7 @@ def _shown(paths: list[str]) -> str:
 
 def survey(root: Path, markers: frozenset[str]) -> tuple[list[str], list[str], list[str]]:
     """Under `root`: (packages: dirs holding __init__.py and an exercise module, subpackages of one left
-    out; zips; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
+    out; zips and notebooks; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
     for root itself)."""
     files: dict[str, set[str]] = {}
     zips = []
@@ -117,7 +118,7 @@ def _inside(folder: str, outer: str) -> bool:
 
 
 def locate(root: Path, markers: frozenset[str]) -> Path | str:
-    """The package directory under `root`, or the relative path of the one zip to unpack and search instead;
+    """The package directory under `root`, or the relative path of the one zip (or notebook) to read instead;
     raises BadSubmission naming what was found when there is no package, or more than one."""
     packages, zips, near = survey(root, markers)
     if len(packages) == 1:
