@@ -16,6 +16,7 @@ import torch
 from attnlab.core import imports
 from attnlab.core.frames import is_student_frame
 from attnlab.core.i18n import Message
+from attnlab.core.notebook_source import cell_of
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, as_output, detach, parts
 
@@ -49,14 +50,21 @@ def _student_file(filename: str, root: Path | None) -> str:
     return path.name
 
 
+def _where(filename: str, line: int | None, root: Path | None) -> Message:
+    """file:line, or the notebook cell and line when the package was made from a notebook."""
+    cell = cell_of(filename)
+    if cell is not None:
+        return Message("exception_in_cell", {"cell": cell, "line": line})
+    return Message("exception_at", {"file": _student_file(filename, root), "line": line})
+
+
 def describe_exception(exc: BaseException, *, root: Path | None = None) -> Message:
     """Type, message and the innermost frame in the student's code (file:line, relative to `root`)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_student_frame(f.filename)]
-    where: Message | str = Message("exception_at", {"file": _student_file(frames[-1].filename, root),
-                                                    "line": frames[-1].lineno}) if frames else ""
+    where: Message | str = _where(frames[-1].filename, frames[-1].lineno, root) if frames else ""
     message = str(exc)
     if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
-        where = Message("exception_at", {"file": _student_file(exc.filename or "?", root), "line": exc.lineno})
+        where = _where(exc.filename or "?", exc.lineno, root)
         message = exc.msg
     return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
 

@@ -34,8 +34,10 @@ def display_name(text: str) -> str:
 
 
 def stem_of(file_name: str) -> str:
-    """A file's name without `.zip` and without the `-submission` that `attnlab submit` adds."""
-    stem = file_name[:-4] if file_name.lower().endswith(".zip") else file_name
+    """A file's name without `.zip` or `.ipynb` and without the `-submission` that `attnlab submit` adds."""
+    stem = file_name
+    for suffix in (".zip", ".ipynb"):
+        stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
     if stem.lower().endswith(SUBMIT_SUFFIX) and len(stem) > len(SUBMIT_SUFFIX):
         stem = stem[: -len(SUBMIT_SUFFIX)]
     return stem

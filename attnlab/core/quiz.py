@@ -206,3 +206,18 @@ def summarise_quiz(quiz: QuizSpec, checks: list[CheckResult], lang: str) -> Exer
     failures = [c.message for c in checks if c.message]
     return ExerciseResult(id=quiz.id, function=None, score=score, max_score=quiz.points, status=status,
                           feedback="\n".join(failures) or t("passed", lang), checks=tuple(checks))
+
+
+def answers_template(quiz: QuizSpec) -> str:
+    """The answers file a student starts from: every question as a comment (both languages) and a null."""
+    lines = ["# Your quiz answers: replace each null. Numbers for numeric questions (64, 0.5, 2,360,064),\n",
+             "# the letter before the ')' for choices (a, b, ...). `attnlab status` checks the format.\n",
+             "# 你的小测验答案：把每个 null 换成答案。数值题填数字，选择题填 “)” 前面的字母。\n",
+             "answers:\n"]
+    for q in quiz.questions:
+        lines.append(f"  # {q.prompt.en} / {q.prompt.zh}\n")
+        for key, choice in q.choices.items():
+            both = choice.en if choice.zh == choice.en else f"{choice.en} / {choice.zh}"
+            lines.append(f"  #   {key}) {both}\n")
+        lines.append(f"  {q.id}: null\n")
+    return "".join(lines)

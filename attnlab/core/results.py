@@ -60,6 +60,7 @@ class SubmissionResult:
     framework: str = DEFAULT_FRAMEWORK  # what the submission was written in and graded as (a framework's name)
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
     not_graded: str | None = None  # why nothing could be graded (no package, a bad zip, ...): score is no grade
+    notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
 
     def to_json(self) -> dict:
         data = asdict(self)

@@ -5,6 +5,7 @@
     python -m attnlab.instructor.generate viz [--check]       # fixtures/_viz/: the reference's pictures
     python -m attnlab.instructor.generate laws [--check]      # fixtures/_laws.json: hypothesis's law inputs
     python -m attnlab.instructor.generate schema [--check]    # spec/schema/*.json: JSON Schemas of the specs
+    python -m attnlab.instructor.generate notebooks [--check] # notebooks/*.ipynb: the handout's notebooks
     python -m attnlab.instructor.generate all [--check]
 
 With --check nothing is written; the command lists what differs from a fresh generation and exits 1.
@@ -24,6 +25,7 @@ from attnlab.core.compare import tolerance_for
 from attnlab.core.diagnose import run_misconception
 from attnlab.core.impl import find_function
 from attnlab.core.outputs import parts
+from attnlab.core.quiz import answers_template
 from attnlab.core.spec import Course, ExerciseSpec, QuizSpec, Tolerance
 from attnlab.core.spec_load import load_course
 
@@ -61,20 +63,6 @@ def strip_solutions(source: str, filename: str) -> str:
     return "".join(out)
 
 
-def quiz_template(quiz: QuizSpec) -> str:
-    lines = ["# Your quiz answers: replace each null. Numbers for numeric questions (64, 0.5, 2,360,064),\n",
-             "# the letter before the ')' for choices (a, b, ...). `attnlab status` checks the format.\n",
-             "# 你的小测验答案：把每个 null 换成答案。数值题填数字，选择题填 “)” 前面的字母。\n",
-             "answers:\n"]
-    for q in quiz.questions:
-        lines.append(f"  # {q.prompt.en} / {q.prompt.zh}\n")
-        for key, choice in q.choices.items():
-            both = choice.en if choice.zh == choice.en else f"{choice.en} / {choice.zh}"
-            lines.append(f"  #   {key}) {both}\n")
-        lines.append(f"  {q.id}: null\n")
-    return "".join(lines)
-
-
 def template_files(course: Course) -> dict[str, str]:
     """Relative path -> text of every file of student_template/."""
     files = {}
@@ -86,7 +74,7 @@ def template_files(course: Course) -> dict[str, str]:
         files[str(rel)] = STUB_HEADER + body if rel.name != "__init__.py" else body
     for ex in course.everything:
         if isinstance(ex, QuizSpec):
-            files[ex.answers_file] = quiz_template(ex)
+            files[ex.answers_file] = answers_template(ex)
     return files
 
 
@@ -208,7 +196,7 @@ def sync_laws(course: Course, *, check: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "all"])
+    parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "notebooks", "all"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
     opts = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
@@ -221,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         from attnlab.instructor.schema import sync_schema
 
         drift += sync_schema(check=opts.check)
+    if opts.what in ("notebooks", "all"):  # after the template: notebooks are made from the stubs
+        from attnlab.instructor.notebooks import sync_notebooks
+
+        drift += sync_notebooks(check=opts.check)
     if opts.what in ("fixtures", "viz", "all"):
         import reference
 

@@ -38,55 +38,30 @@ from attnlab.core.frameworks.base import Adapter
 from attnlab.core.spec import Course, QuizSpec, SpecError
 from attnlab.core.spec_load import assignment_framework, load_course
 from attnlab.grade.batch import secret
+from attnlab.instructor.packaging import (
+    GRADER_DEPS,
+    HANDOUT_DEPS,
+    PACKAGE,
+    TORCH_PIN,
+    ReleaseError,
+    framework_requirements,
+    requirements,
+)
 
-PACKAGE = "attention"  # the student's working package in the handout
-TORCH_PIN = "torch==2.13.0"
 RELEASE_FILES = Path(__file__).resolve().parent / "release_files"
 SECRET_IN_RELEASE = secret.DEFAULT_FILE.relative_to(paths.ROOT).as_posix()  # where grade.py looks for it
 HANDOUT_PACKAGES = ("core", "student")  # of attnlab/: what students run, and nothing else
 GRADER_PACKAGES = ("core", "student", "grade")
-HANDOUT_DEPS = ("torch", "numpy", "jaxtyping", "beartype", "pyyaml", "pytest", "hypothesis", "matplotlib")
-GRADER_DEPS = ("numpy", "jaxtyping", "beartype", "pyyaml", "hypothesis")  # torch is installed first, pinned
 SPEC_HEADER = "# Made by `python -m attnlab.instructor.release handout`: visible cases and properties only.\n"
 EXECUTABLE = 0o100755 << 16
 REGULAR = 0o100644 << 16
 PRIVATE = 0o100600 << 16  # the course secret: the judge's (root's) alone, even before grade.py hides it
 
 
-class ReleaseError(RuntimeError):
-    """Something the release needs is missing or out of date; the message says which command fixes it."""
-
-
 def _templates() -> Environment:
     # plain text (Markdown, TOML, shell), not HTML: nothing to escape
     return Environment(loader=FileSystemLoader(RELEASE_FILES), autoescape=False, keep_trailing_newline=True,
                        undefined=StrictUndefined)
-
-
-def framework_requirements(adapter: Adapter) -> list[str]:
-    """What a framework that is not a core dependency adds (its extra in pyproject.toml's optional dependencies)."""
-    import tomllib
-
-    if adapter.extra is None:
-        return []
-    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    extras = pyproject["project"].get("optional-dependencies", {})
-    if adapter.extra not in extras:
-        raise ReleaseError(f"pyproject.toml: no optional dependencies [{adapter.extra}] to install {adapter.name} with")
-    return list(extras[adapter.extra])
-
-
-def requirements(names: tuple[str, ...]) -> list[str]:
-    """The project's own requirement strings (pyproject.toml) for `names`, in that order."""
-    import tomllib
-
-    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    declared = pyproject["project"]["dependencies"]
-    by_name = {req.split(">")[0].split("=")[0].split("<")[0].strip().lower(): req for req in declared}
-    missing = [name for name in names if name not in by_name]
-    if missing:
-        raise ReleaseError(f"pyproject.toml: [project] dependencies lack {', '.join(missing)}")
-    return [by_name[name] for name in names]
 
 
 def _ignore(*names: str):
@@ -207,6 +182,19 @@ def copy_laws(course: Course, target: Path) -> None:
     shutil.copy2(LAWS_FILE, target / LAWS_FILE.name)
 
 
+def copy_notebooks(course: Course, target: Path) -> None:
+    """The assignment's notebook in the release's framework, in each language, as <assignment>.<lang>.ipynb."""
+    from attnlab.instructor import notebooks
+
+    drift = notebooks.sync_notebooks(check=True, only=(course.assignment.id, course.framework))
+    own = assignment_framework(paths.SPEC_DIR, course.assignment.id)
+    for lang in notebooks.LANGS:
+        source = notebooks.NOTEBOOK_DIR / notebooks.notebook_name(course.assignment.id, course.framework, own, lang)
+        if f"notebooks/{source.name}" in drift or not source.is_file():
+            raise ReleaseError(f"{source} is out of date: run `python -m attnlab.instructor.generate notebooks`")
+        shutil.copy2(source, target / f"{course.assignment.id}.{lang}.ipynb")
+
+
 def copy_package(target: Path, packages: tuple[str, ...]) -> None:
     """attnlab/__init__.py and the named subpackages of attnlab/ (an allow-list: nothing else is copied)."""
     source = paths.ROOT / "attnlab"
@@ -274,6 +262,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
         text = env.get_template(f"handout/{template}").render(**values)
         (handout / name).write_text(text, encoding="utf-8")
     shutil.copy2(RELEASE_FILES / "handout" / "gitignore", handout / ".gitignore")
+    copy_notebooks(course, handout)
     return handout
 
 

@@ -12,6 +12,7 @@ from attnlab.core.i18n import known, t
 from attnlab.core.spec import Course
 from attnlab.core.status import Status
 from attnlab.instructor.items import code_ran
+from attnlab.instructor.report_notebook import exercise_links, notebook_view
 
 FEEDBACK_CAP = 20_000  # characters of one exercise's feedback shown in full (a runner's output tail is long)
 TOOLTIP_CAP = 300
@@ -136,13 +137,16 @@ def submission_sections(results: list[dict], stats: list[ExerciseStats], anchors
     sections = []
     for r in results:
         exercises = list(r["exercises"])
+        anchor = anchors[str(r["submission"])]
+        notebook = notebook_view(r, anchor)  # a notebook's cells, linked from its feedback
         sections.append({
-            "name": str(r["submission"]), "anchor": anchors[str(r["submission"])], "score": float(r["score"]),
-            "max_score": float(r["max_score"]), "upload_error": _upload_error(exercises),
+            "name": str(r["submission"]), "anchor": anchor, "score": float(r["score"]),
+            "max_score": float(r["max_score"]), "upload_error": _upload_error(exercises), "notebook": notebook,
             "exercises": [{
                 "id": str(ex["id"]), "css": css(str(ex["status"])), "word": status_word(str(ex["status"]), lang),
                 "quiet": ex["status"] in (Status.PASSED, Status.NOT_IMPLEMENTED), "score": float(ex["score"]),
-                "max_score": float(ex["max_score"]), "feedback": str(ex.get("feedback", ""))[:FEEDBACK_CAP],
+                "max_score": float(ex["max_score"]),
+                **exercise_links(notebook, anchor, ex.get("function"), str(ex.get("feedback", ""))[:FEEDBACK_CAP]),
                 "diagnoses": [(str(mid), messages.get(ex["id"], {}).get(mid, "")) for mid in ex.get("diagnoses") or ()],
             } for ex in exercises]})
     return sections

@@ -5,6 +5,7 @@
     attnlab hint softmax            # what to implement and the hints
     attnlab viz causal_attention    # PNG: your attention weights beside the reference's
     attnlab submit                  # <name>-submission.zip with MANIFEST.json, to upload (--name NAME)
+    attnlab submit --notebook attention.en.ipynb   # the notebook instead of the package
     attnlab --lang zh status        # 中文 (default: from the locale, or ATTNLAB_LANG)
 
 The package checked is `--impl PATH`, else $ATTNLAB_IMPL, else `attnlab_impl` under
@@ -30,7 +31,7 @@ from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import Status
 from attnlab.student.notebook import UnknownExercise, exercise_spec
-from attnlab.student.submit import SubmitError, build_submission, default_name
+from attnlab.student.submit import SubmitError, build_notebook_submission, build_submission, default_name
 from attnlab.student.text import counted, pad, quiz_word, render_hints, render_result, say, status_word
 from attnlab.student.text import width as text_width
 from attnlab.student.timer import time_limited
@@ -161,10 +162,17 @@ def cmd_viz(opts, run: Run) -> int:
 
 def cmd_submit(opts, run: Run) -> int:
     lang = run.lang
-    package = resolve_package(opts.impl, lang=lang)
     student = slug(opts.name) if opts.name is not None else default_name()
     if not student:
         raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
+    if opts.notebook:  # the notebook alone: grade.py reads its code cells
+        print(t("intake.submit_name", lang, name=student))
+        answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
+        made = build_notebook_submission(Path(opts.notebook), out_dir=Path(opts.output or "."), student=student,
+                                         data_files=answers)
+        print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))
+        return 0
+    package = resolve_package(opts.impl, lang=lang)
     print(t("intake.submit_name", lang, name=student))
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, run):
@@ -206,6 +214,7 @@ def parser() -> argparse.ArgumentParser:
     viz.add_argument("-o", "--output", help="PNG path (default: ./EXERCISE-attention.png)")
     submit = commands.add_parser("submit", parents=[common], help="zip your package for upload")
     submit.add_argument("-o", "--output", help="directory for the zip (default: the current directory)")
+    submit.add_argument("--notebook", help="hand in this notebook (.ipynb) instead of your package")
     submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from git's "
                         "user.email, else your login name)")
     return top

@@ -14,6 +14,7 @@ matter. The exercise's other functions are not needed: only `fn` is checked. Its
 limit an exercise has when graded (attnlab.student.timer).
 """
 
+import functools
 import sys
 from collections.abc import Callable
 
@@ -122,16 +123,23 @@ class HintText(str):
         return self._label
 
 
+@functools.lru_cache(maxsize=8)
+def _run(assignment: str | None, framework: str | None, device: str, lang: str) -> config.Run:
+    """The run, resolved once per kernel for each choice: a notebook checks one exercise per cell, and
+    loading every spec took most of a check's second."""
+    return config.resolve(assignment=assignment, framework=framework, device=device, lang=lang)
+
+
 def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool = True,
           framework: str | None = None, assignment: str | None = None, device: str = "cpu") -> CheckReport:
     """Run the visible checks of `exercise_id` on `fn`; show the feedback (unless show=False). `fn` is
     written in `framework` (default: the assignment's, from course.yaml) and runs on `device`."""
-    run = config.resolve(assignment=assignment, framework=framework, device=device, lang=lang)
+    run = _run(assignment, framework, device, lang or default_lang())
     lang = run.lang
     exercise = exercise_spec(exercise_id, lang, run.course)
     impl = time_limited(FunctionImpl(fn, function=exercise.function, adapter=run.adapter), exercise.id, run.limits)
     result = grade_exercise(make_context(exercise, impl, lang=lang, device=run.device), visible_only=True)
-    report = CheckReport(result, result_lines(exercise, result, lang), lang)
+    report = CheckReport(result, result_lines(exercise, result, lang, notebook=True), lang)
     if show:
         report.show()
     return report

@@ -1,4 +1,4 @@
-"""`attnlab submit`: the student's package as `<name>-submission.zip`, ready to upload.
+"""`attnlab submit`: the student's package (or notebook, `--notebook`) as `<name>-submission.zip`, ready to upload.
 
 <name> is the student's (`--name`, else the local part of git's user.email, else the login name), so
 zips collected in one folder do not overwrite each other and grade.py names each result after its
@@ -21,6 +21,7 @@ from pathlib import Path
 from attnlab import __version__
 from attnlab.core.i18n import Message
 from attnlab.core.names import SUBMIT_SUFFIX, slug
+from attnlab.core.notebook_source import NotebookError, load, read_code
 
 # The grader's caps on an upload (attnlab/grade/batch/submissions.py, not shipped in the handout).
 MAX_ENTRIES = 2000
@@ -102,6 +103,30 @@ def _check_package(package: Path, files: list[Path]) -> None:
     total = sum(p.stat().st_size for p in files)
     if total > MAX_TOTAL_BYTES:
         raise SubmitError("submit_too_big", path=str(package), mb=total >> 20, limit=MAX_TOTAL_BYTES >> 20)
+
+
+def build_notebook_submission(notebook: Path, *, out_dir: Path, student: str,
+                              data_files: frozenset[str] = frozenset()) -> SubmissionZip:
+    """Write out_dir/<student>-submission.zip holding the notebook as it is and MANIFEST.json, after reading
+    it as grade.py will (attnlab.core.notebook_source): a notebook grading would refuse is refused here."""
+    notebook = Path(notebook).resolve()
+    if not notebook.is_file():
+        raise SubmitError("submit_no_notebook", path=str(notebook))
+    try:
+        read_code(load(notebook.read_bytes(), notebook.name), notebook.name, data_files)
+    except NotebookError as problem:
+        raise SubmitError("submit_bad_notebook", problem=problem.message) from None
+    target = Path(out_dir) / f"{student}{SUBMIT_SUFFIX}.zip"
+    data = notebook.read_bytes()
+    info = {"format": MANIFEST_FORMAT, "student": student, "notebook": notebook.name, "harness_version": __version__,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "files": {notebook.name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}}}
+    tmp = target.with_name(f".{target.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(notebook.name, data)
+        zf.writestr("MANIFEST.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
+    os.replace(tmp, target)
+    return SubmissionZip(path=target, files=(notebook.name,), skipped=())
 
 
 def build_submission(package: Path, *, out_dir: Path, student: str) -> SubmissionZip:

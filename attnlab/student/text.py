@@ -83,12 +83,15 @@ def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
     return lines
 
 
-def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> list[Line]:
-    """Heading, each check, hints, then the score line: what `attnlab check` and check() show."""
+def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str, *, notebook: bool = False) -> list[Line]:
+    """Heading, each check, hints, then the score line: what `attnlab check` and check() show (`notebook`:
+    where to start is the function's cell, not its module)."""
     lines = [Line(say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points),
                   "heading")]
     if result.status == Status.NOT_IMPLEMENTED:
-        lines.append(Line(say("start_here", lang, function=exercise.function, module=exercise.module), "note", 1))
+        start = t("nb.start_here", lang, function=exercise.function) if notebook else \
+            say("start_here", lang, function=exercise.function, module=exercise.module)
+        lines.append(Line(start, "note", 1))
     lines += _check_lines(result.checks, lang)
     if result.status not in (Status.PASSED, Status.NOT_IMPLEMENTED):
         lines.append(Line(say("hints_title", lang, id=exercise.id), "note", 1))

@@ -86,6 +86,10 @@ def test_handout_has_the_student_package_and_checks_and_no_instructor_material(h
     assert 'attnlab = "attnlab.student.pytest_plugin"' in (handout / "pyproject.toml").read_text()
     readme = (handout / "README.md").read_text()
     assert "attnlab status" in readme and "安装" in readme and "pip install -e ." in readme
+    for lang in ("en", "zh"):  # the assignment as a notebook, as generated (test_notebook_kernel.py runs it)
+        notebook = handout / f"attention.{lang}.ipynb"
+        assert notebook.read_bytes() == (paths.ROOT / "notebooks" / f"attention.{lang}.ipynb").read_bytes()
+        assert f"attention.{lang}.ipynb" in readme
 
 
 def test_handout_specs_and_fixtures_hold_only_visible_checks(handout):

@@ -91,3 +91,11 @@ def test_fixtures_load_without_pickle():
     for path in paths.FIXTURES_DIR.rglob("*.npz"):
         arrays = read(path)  # allow_pickle=False inside
         assert all(a.dtype != object for a in arrays.values()), path
+
+
+@pytest.mark.slow  # 16 notebooks made and validated in memory (~1 s)
+def test_handout_notebooks_are_up_to_date():
+    from attnlab.instructor.notebooks import sync_notebooks
+
+    drift = sync_notebooks(check=True)
+    assert not drift, f"run `python -m attnlab.instructor.generate notebooks`: {drift}"

@@ -35,6 +35,7 @@ from attnlab.core import paths
 from attnlab.core.names import display_name, slug, stem_of
 from attnlab.grade.batch import lms_layouts, moodle
 from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
 from attnlab.grade.batch.unpack import MAX_LISTING, open_zip, skipped, walk_files
 
@@ -83,7 +84,7 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     packages = {d for d, names in by_dir.items() if "__init__.py" in names and names & markers}
     if "" in packages:
         return []
-    holding = {d.split("/")[0] for d in packages} | {f.split("/")[0] for f in files if f.lower().endswith(".zip")}
+    holding = {d.split("/")[0] for d in packages} | {f.split("/")[0] for f in files if is_upload_file(f)}
     kinds = {child: "package" if child in packages else "zip" if child in by_dir.get("", ()) else "folder"
              for child in holding}
     present = set(kinds.values())

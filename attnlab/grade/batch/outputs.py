@@ -116,7 +116,8 @@ def gradescope(result: SubmissionResult) -> dict:
                 "stdout_visibility": "hidden", "tests": [],
                 "extra_data": {"graded": False, "not_graded": result.not_graded}}
     return {"score": result.score, "execution_time": round(result.duration_s, 3),
-            "output": f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+            "output": "\n".join([f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+                                 *(result.notebook or {}).get("notes", ())]),  # what a notebook's grading left out
             "visibility": "visible", "stdout_visibility": "hidden",
             "tests": [_gradescope_test(ex) for ex in result.exercises]}
 

@@ -4,7 +4,8 @@ A Submission is a directory, a .zip, or part of an LMS export (intake.py decides
 it (unpack.py: every safety check made while copying) and finds the one directory holding the exercise
 modules, at any depth: `student/attention/...` inside a zip is found as well as `attention/...`. No such
 directory, or two, is a per-submission message naming what was found; a zip inside the upload (an LMS that
-keeps the student's zip as a file) is unpacked once when the upload holds no package itself.
+keeps the student's zip as a file) is unpacked once when the upload holds no package itself, and a notebook
+(.ipynb) is made into the package its code cells are (notebooks.py).
 """
 
 from dataclasses import asdict, dataclass
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from attnlab.core.i18n import Message, default_lang
 from attnlab.core.spec import Course, QuizSpec
+from attnlab.grade.batch import notebooks
 from attnlab.grade.batch.unpack import (
     MAX_ENTRIES,
     MAX_TOTAL_BYTES,
@@ -81,7 +83,7 @@ class Origin:
 @dataclass(frozen=True)
 class Submission:
     name: str  # unique in a grading run: results are DIR/<name>.json
-    source: Path  # a directory or a .zip
+    source: Path  # a directory, a .zip or a notebook (.ipynb)
     members: Members = ()  # when set, only these parts of source (an LMS export holding the whole class)
     origin: Origin | None = None
 
@@ -98,14 +100,14 @@ def _shown(paths: list[str]) -> str:
 
 def survey(root: Path, markers: frozenset[str]) -> tuple[list[str], list[str], list[str]]:
     """Under `root`: (packages: dirs holding __init__.py and an exercise module, subpackages of one left
-    out; zips; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
+    out; zips and notebooks; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
     for root itself)."""
     files: dict[str, set[str]] = {}
     zips = []
     for rel, _ in walk_files(root):
         folder, _, name = rel.rpartition("/")
         files.setdefault(folder or ".", set()).add(name)
-        if name.lower().endswith(".zip"):
+        if notebooks.is_upload_file(name):  # a zip, or a notebook (graded as its code cells)
             zips.append(rel)
     found = sorted(d for d, names in files.items() if "__init__.py" in names and names & markers)
     packages = [d for d in found if not any(_inside(d, outer) for outer in found)]
@@ -118,7 +120,7 @@ def _inside(folder: str, outer: str) -> bool:
 
 
 def locate(root: Path, markers: frozenset[str]) -> Path | str:
-    """The package directory under `root`, or the relative path of the one zip to unpack and search instead;
+    """The package directory under `root`, or the relative path of the one zip (or notebook) to read instead;
     raises BadSubmission naming what was found when there is no package, or more than one."""
     packages, zips, near = survey(root, markers)
     if len(packages) == 1:
@@ -128,7 +130,8 @@ def locate(root: Path, markers: frozenset[str]) -> Path | str:
     if len(zips) == 1:
         return zips[0]
     if zips:
-        raise BadSubmission("intake.several_zips", found=_shown(zips))
+        several = "notebook.several" if any(map(notebooks.is_notebook, zips)) else "intake.several_zips"
+        raise BadSubmission(several, found=_shown(zips))
     if (root / "__init__.py").is_file() and not near:  # everything in __init__.py: impl.find_function looks there
         return root
     if near:
@@ -145,6 +148,9 @@ def _copy_in(submission: Submission, target: Path) -> None:
         raise BadSubmission("upload.missing", path=str(src))
     if src.is_file() and src.name.lower().endswith(".zip"):
         count = extract_zip(src, target, submission.members)
+    elif src.is_file() and notebooks.is_notebook(src.name) and not submission.members:
+        count = 1
+        notebooks.copy_notebook(src, target)
     elif src.is_dir() and not src.is_symlink():
         count = copy_tree(src, target, submission.members)
     else:
@@ -160,12 +166,17 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> P
     upload.mkdir(parents=True, mode=0o700)  # runners of other submissions must not read it
     _copy_in(submission, upload)
     found = locate(upload, markers)
+    data_files = frozenset(m for m in markers if not m.endswith(".py"))  # the quiz's answers
     if isinstance(found, Path):
         return found
+    if notebooks.is_notebook(found):
+        return notebooks.package_of(upload / found, workdir, data_files)
     inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
     inner.mkdir()
     extract_zip(upload / found, inner)
     package = locate(inner, markers)
+    if isinstance(package, str) and notebooks.is_notebook(package):
+        return notebooks.package_of(inner / package, workdir, data_files)
     if not isinstance(package, Path):
         raise BadSubmission("intake.zip_in_zip", name=found, inner=package)
     return package

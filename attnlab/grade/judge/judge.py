@@ -20,7 +20,7 @@ from attnlab.core.results import ExerciseResult, SubmissionResult
 from attnlab.core.scoring import grade_exercise, load_reference, make_context
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
-from attnlab.grade.batch import secret
+from attnlab.grade.batch import notebooks, secret
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
@@ -148,9 +148,11 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         except BadSubmission as problem:
             not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
             exercises = failed_everywhere(course, Status.ERROR, not_graded)
+        notebook = notebooks.summary(work_dir, lang)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
         assignment=course.assignment.id if course.assignment else "attention", framework=opts.run.framework,
-        origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded)
+        origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded,
+        notebook=notebook)

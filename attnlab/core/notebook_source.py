@@ -1,0 +1,228 @@
+"""A Jupyter notebook (.ipynb) read as a student package: its code cells, in order, are the package's code.
+
+Read as grade.py and `attnlab submit` read it, never run here:
+  - outputs are ignored; text cells are skipped (but counted: "cell 14" is the 14th cell from the top,
+    text cells included, as the student scrolls to it);
+  - IPython magics and shell escapes (`%time`, `!pip`, `files = !ls`, `%%bash` cells) are dropped, each with
+    a note; a `%%writefile quiz.yaml` cell (the quiz's answers) is kept as that data file, never run;
+  - `check(...)`/`hint(...)` calls and imports of attnlab at a cell's top level are dropped (check() is the
+    student's, not the grader's), and `check`/`hint` are no-ops for any call left inside a function.
+The package is one file per code cell (`notebook_cell_0014.py`, the cell's lines as they run, line for line)
+and an `__init__.py` that runs them in order in one namespace, as Jupyter's "Run all" does; so a traceback
+names the cell and line (`cell_of`), and `run_*` functions are found on the package itself.
+A notebook that cannot be read (invalid JSON, nbformat before 4, too many cells, too large, no `run_*`
+defined anywhere) raises NotebookError naming the file and the problem.
+"""
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attnlab.core.i18n import Message
+
+MAX_NOTEBOOK_BYTES = 50 << 20  # as an upload (grade.batch.unpack.MAX_TOTAL_BYTES): outputs count too
+MAX_CELLS = 2000
+MAX_CODE_BYTES = 4 << 20  # the code cells together
+CELL_FILE = re.compile(r"notebook_cell_(\d+)\.py")
+GRADING_ONLY = ("check", "hint")  # the notebook helpers (attnlab.student.notebook) a grader never runs
+SUMMARY = "notebook.json"  # beside the made package: what the result and the class report show
+
+
+class NotebookError(ValueError):
+    """A notebook that cannot become a package; `message` names the file and the problem."""
+
+    def __init__(self, key: str, /, **values):
+        self.message = Message(key, values)
+        super().__init__(key)
+
+    def __str__(self) -> str:
+        return self.message.text("en")
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based position among all cells
+    source: str  # as it runs: dropped lines replaced by `pass` or a comment, line for line
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    name: str  # the notebook's file name
+    cells: tuple[CodeCell, ...]
+    data_files: dict[str, str] = field(default_factory=dict)  # `%%writefile quiz.yaml` cells: name -> text
+    notes: tuple[Message, ...] = ()  # what was dropped, per cell
+    functions: dict[str, int] = field(default_factory=dict)  # run_* -> the cell defining it (last one wins)
+
+    def summary(self) -> dict:
+        """What a result carries: the file, each code cell's text, where each run_* is, the notes."""
+        return {"file": self.name, "cells": [{"cell": c.number, "source": c.source} for c in self.cells],
+                "functions": self.functions, "notes": [{"key": n.key, "values": dict(n.values)} for n in self.notes]}
+
+
+def cell_of(filename: str) -> int | None:
+    """The cell a file of a package made from a notebook holds (None for any other file)."""
+    match = CELL_FILE.fullmatch(Path(filename).name)
+    return int(match.group(1)) if match else None
+
+
+def load(data: bytes, name: str) -> dict:
+    """The notebook's JSON, checked to be an nbformat 4 notebook of reasonable size; raises NotebookError."""
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise NotebookError("notebook.too_big", file=name, mb=len(data) >> 20, limit=MAX_NOTEBOOK_BYTES >> 20)
+    try:
+        notebook = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise NotebookError("notebook.not_json", file=name, problem=f"not UTF-8 at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise NotebookError("notebook.not_json", file=name, problem=f"{exc.msg} at line {exc.lineno}, "
+                            f"column {exc.colno}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("nbformat"), int):
+        raise NotebookError("notebook.not_notebook", file=name)
+    if notebook["nbformat"] < 4:
+        raise NotebookError("notebook.old_format", file=name, version=notebook["nbformat"])
+    cells = notebook.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        raise NotebookError("notebook.not_notebook", file=name)
+    if len(cells) > MAX_CELLS:
+        raise NotebookError("notebook.too_many_cells", file=name, count=len(cells), limit=MAX_CELLS)
+    return notebook
+
+
+def text_of(cell: dict) -> str:
+    """A cell's source: nbformat stores a string or a list of lines."""
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        return "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+ESCAPE = re.compile(r"^(\s*)(?:[%!]|[\w.]+\s*=\s*[%!])")  # %magic, !shell, x = !shell, x = %magic
+HELP = re.compile(r"^\s*[?\w.]*\?\??\s*$|^\s*\?")  # obj? obj?? ?obj: IPython's help
+
+
+def without_escapes(source: str, number: int) -> tuple[str, list[Message]]:
+    """The cell with IPython's own syntax replaced by `pass` (same indentation, same line count). A cell that
+    is plain Python has none (its strings may hold lines starting with % or !)."""
+    try:
+        ast.parse(source)
+        return source, []
+    except SyntaxError:
+        pass
+    lines, notes = source.split("\n"), []
+    for i, line in enumerate(lines):
+        match = ESCAPE.match(line) or (HELP.match(line) if line.strip() else None)
+        if match is None:
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines[i] = f"{indent}pass  # dropped at grading: {_short(line.strip(), 60)}"
+        notes.append(Message("notebook.dropped", {"cell": number, "line": i + 1, "code": _short(line.strip(), 80)}))
+    return "\n".join(lines), notes
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _grading_only(node: ast.stmt) -> bool:
+    """A top-level `check(...)`, `x = check(...)`, `import attnlab...` or `from attnlab... import ...`."""
+    if isinstance(node, ast.Import):
+        return all(a.name.split(".")[0] == "attnlab" for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] == "attnlab" and node.level == 0
+    value = getattr(node, "value", None) if isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    return (isinstance(func, ast.Name) and func.id in GRADING_ONLY) or \
+        (isinstance(func, ast.Attribute) and func.attr in GRADING_ONLY)
+
+
+def without_checks(source: str) -> tuple[str, tuple[str, ...]]:
+    """The cell without its top-level check()/hint() calls and attnlab imports (lines kept as comments); the
+    run_* functions it defines. A cell that does not parse is kept as it is: importing it names the error."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source, ()
+    lines = source.split("\n")
+    spans = [(n.lineno, n.end_lineno or n.lineno) for n in tree.body]
+    for node in tree.body:
+        first, last = node.lineno, node.end_lineno or node.lineno
+        alone = sum(1 for a, b in spans if a <= last and b >= first) == 1  # no `x = 1; check(...)` sharing a line
+        if _grading_only(node) and alone and node.col_offset == 0:
+            for i in range(first - 1, last):
+                lines[i] = "pass  # not run at grading" if i == first - 1 else "# " + lines[i]
+    defined = tuple(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and n.name.startswith("run_"))
+    return "\n".join(lines), defined
+
+
+WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?(\S+)\s*$")
+
+
+def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset()) -> NotebookCode:
+    """The notebook's code cells as they run at grading; raises NotebookError when no run_* is defined."""
+    cells, notes, functions, data = [], [], {}, {}
+    for number, cell in enumerate(notebook["cells"], 1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = text_of(cell)
+        head, _, body = source.partition("\n")
+        if head.lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+            target = WRITEFILE.match(head.strip())
+            if target and Path(target.group(1)).name in data_files:
+                data[Path(target.group(1)).name] = body
+            else:
+                notes.append(Message("notebook.dropped_cell", {"cell": number, "code": _short(head.strip(), 80)}))
+            continue
+        source, dropped = without_escapes(source, number)
+        source, defined = without_checks(source)
+        notes += dropped
+        functions.update({fn: number for fn in defined})
+        cells.append(CodeCell(number, source))
+    if sum(len(c.source.encode()) for c in cells) > MAX_CODE_BYTES:
+        raise NotebookError("notebook.too_much_code", file=name, limit=MAX_CODE_BYTES >> 20)
+    if not functions:
+        raise NotebookError("notebook.no_functions", file=name, cells=len(cells))
+    return NotebookCode(name, tuple(cells), data, tuple(notes), functions)
+
+
+LOADER = '''"""Made from {name} by attnlab (attnlab.core.notebook_source): its code cells, run in order in this
+package's namespace, one file per cell so that errors name the cell."""
+
+
+def check(*args, **kwargs):  # the notebook's own checks are not run at grading
+    return None
+
+
+hint = check
+
+for _cell in {files!r}:
+    with open(__path__[0] + "/" + _cell, encoding="utf-8") as _file:
+        exec(compile(_file.read(), __path__[0] + "/" + _cell, "exec"), globals())
+'''
+
+
+def write_package(code: NotebookCode, target: Path) -> Path:
+    """`target/` as the package: __init__.py running the cell files, the cells, the data files; returns it."""
+    target.mkdir(parents=True, mode=0o700)  # like the upload it is made from: the judge's alone
+    files = [f"notebook_cell_{cell.number:04d}.py" for cell in code.cells]
+    for cell, file in zip(code.cells, files):
+        (target / file).write_text(cell.source, encoding="utf-8")
+    for name, text in code.data_files.items():
+        (target / name).write_text(text, encoding="utf-8")
+    (target / "__init__.py").write_text(LOADER.format(name=code.name, files=tuple(files)), encoding="utf-8")
+    return target
+
+
+def as_package(notebook_path: Path, target: Path, data_files: frozenset[str] = frozenset()) -> NotebookCode:
+    """Read `notebook_path` and write its package to `target`; raises NotebookError."""
+    name = notebook_path.name
+    size = notebook_path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:  # before reading a byte
+        raise NotebookError("notebook.too_big", file=name, mb=size >> 20, limit=MAX_NOTEBOOK_BYTES >> 20)
+    code = read_code(load(notebook_path.read_bytes(), name), name, data_files)
+    write_package(code, target)
+    return code

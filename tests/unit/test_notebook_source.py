@@ -1,0 +1,128 @@
+"""A notebook read as a package (attnlab.core.notebook_source): code cells in order, IPython syntax and check()
+dropped with notes, the quiz's %%writefile kept as data, errors naming the cell, bad notebooks refused."""
+
+import json
+
+import nbformat
+import pytest
+
+from attnlab.core.impl import describe_exception, find_function, load_package
+from attnlab.core.notebook_source import MAX_CELLS, NotebookError, as_package, load, read_code
+from attnlab.core.outcomes import SubmissionError
+
+SOFTMAX = '''def run_softmax(in_features, dim):
+    exps = (in_features - in_features.amax(dim=dim, keepdim=True)).exp()
+    return exps / exps.sum(dim=dim, keepdim=True)'''
+
+
+def notebook(*cells: str, markdown_first: bool = True) -> bytes:
+    made = [nbformat.v4.new_markdown_cell("# A notebook")] if markdown_first else []
+    made += [nbformat.v4.new_code_cell(c) for c in cells]
+    return nbformat.writes(nbformat.v4.new_notebook(cells=made)).encode()
+
+
+def package_of(tmp_path, data: bytes, name: str = "hw.ipynb"):
+    (tmp_path / name).write_bytes(data)
+    code = as_package(tmp_path / name, tmp_path / "pkg", frozenset({"quiz.yaml"}))
+    return code, tmp_path / "pkg"
+
+
+def test_code_cells_become_the_package_and_ipython_syntax_and_checks_are_dropped_with_notes(tmp_path):
+    cells = (
+        "%pip install -q einops\n!ls\nimport torch",  # cell 2 (cell 1: markdown)
+        "from attnlab.student.notebook import check, hint\nimport attnlab",  # cell 3
+        SOFTMAX,  # cell 4
+        'r = check("softmax", run_softmax)\ncheck(\n    "softmax",\n    run_softmax,\n)\nhint("softmax")',  # cell 5
+        "if True:\n    files = !ls\nscale = 2.0",  # cell 6
+        "%%bash\necho hi",  # cell 7
+        "%%writefile attention/quiz.yaml\nanswers:\n  q1: 64\n",  # cell 8
+        'def helper():\n    """100% sure!\n!important"""\n    return check("softmax", None)',  # cell 9
+    )
+    code, package = package_of(tmp_path, notebook(*cells))
+    assert code.functions == {"run_softmax": 4}
+    assert code.data_files == {"quiz.yaml": "answers:\n  q1: 64\n"} and (package / "quiz.yaml").is_file()
+    assert [n.text("en") for n in code.notes] == [
+        "cell 2, line 1: `%pip install -q einops` is not run at grading (IPython magics and shell escapes are dropped)",
+        "cell 2, line 2: `!ls` is not run at grading (IPython magics and shell escapes are dropped)",
+        "cell 6, line 2: `files = !ls` is not run at grading (IPython magics and shell escapes are dropped)",
+        "cell 7: the `%%bash` cell is not run at grading (cell magics are dropped)"]
+    for cell in code.cells:  # line for line: a traceback's line is the cell's line
+        assert cell.source.count("\n") == cells[cell.number - 2].count("\n")
+    assert [c.number for c in code.cells] == [2, 3, 4, 5, 6, 9]  # markdown and cell magics are not code
+    assert "100% sure!\n!important" in code.cells[-1].source  # valid Python: its strings are left alone
+    loaded = load_package(package, ("torch",))
+    import torch
+
+    x = torch.randn(2, 3)
+    assert torch.allclose(find_function(loaded, "softmax", "run_softmax")(in_features=x, dim=-1), x.softmax(-1))
+    assert loaded.scale == 2.0 and loaded.helper() is None  # check() inside a function is a no-op at grading
+
+
+def test_an_error_in_a_cell_names_the_cell_and_line(tmp_path):
+    code, package = package_of(tmp_path, notebook(SOFTMAX, "x = 1\ny = undefined_name + x"))
+    with pytest.raises(SubmissionError) as raised:
+        load_package(package, ("torch",))
+    assert "NameError: name 'undefined_name' is not defined (at cell 3, line 2)" in raised.value.text("en")
+    assert "（位于第 3 个单元格第 2 行）" in raised.value.text("zh")
+
+
+def test_a_function_raising_names_its_cell_and_a_syntax_error_too(tmp_path):
+    broken = SOFTMAX.replace("in_features.amax", "in_feature.amax")
+    _, package = package_of(tmp_path, notebook(broken, markdown_first=False))
+    fn = find_function(load_package(package, ("torch",)), "softmax", "run_softmax")
+    import torch
+
+    with pytest.raises(NameError) as raised:
+        fn(in_features=torch.zeros(2), dim=-1)
+    assert describe_exception(raised.value).text("en").endswith("(at cell 1, line 2)")
+    (tmp_path / "syntax").mkdir()
+    _, package = package_of(tmp_path / "syntax", notebook(SOFTMAX, "def oops(:\n    pass"))
+    with pytest.raises(SubmissionError, match=r"SyntaxError: .* \(at cell 3, line 1\)"):
+        load_package(package, ("torch",))
+
+
+def old_format() -> bytes:
+    return json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": []}], "metadata": {}}).encode()
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    (b'{"cells": [', "hw.ipynb is not a notebook: its JSON is invalid (Expecting value at line 1, column 12)"),
+    (b"\xff\xfe", "hw.ipynb is not a notebook: its JSON is invalid (not UTF-8 at byte 0)"),
+    (b'{"cells": []}', "hw.ipynb is JSON but not a Jupyter notebook"),
+    (old_format(), "hw.ipynb is in nbformat 3, older than the nbformat 4"),
+    (notebook(*(["x = 1"] * (MAX_CELLS + 1))), f"hw.ipynb has {MAX_CELLS + 2} cells; a notebook may have at most 2000"),
+    (notebook("import torch", "x = torch.zeros(3)"), "hw.ipynb defines no run_* function in any of its 2 code cells"),
+])
+def test_bad_notebooks_are_refused_naming_the_file_and_the_problem(data, problem):
+    with pytest.raises(NotebookError) as raised:
+        read_code(load(data, "hw.ipynb"), "hw.ipynb")
+    assert problem in str(raised.value)
+
+
+def test_a_huge_notebook_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from attnlab.core import notebook_source
+
+    monkeypatch.setattr(notebook_source, "MAX_NOTEBOOK_BYTES", 1000)  # the same check as at 50 MB
+    big = notebook(SOFTMAX)
+    with pytest.raises(NotebookError, match="hw.ipynb is 0 MB, over the 0 MB a notebook may be: clear its outputs"):
+        package_of(tmp_path, big + b" " * 1000)
+
+
+def test_attnlab_submit_zips_a_notebook_grading_can_read_and_refuses_one_it_cannot(tmp_path):
+    import zipfile
+
+    from attnlab.student.submit import SubmitError, build_notebook_submission
+
+    (tmp_path / "hw.ipynb").write_bytes(notebook(SOFTMAX))
+    made = build_notebook_submission(tmp_path / "hw.ipynb", out_dir=tmp_path, student="wei")
+    with zipfile.ZipFile(made.path) as zf:
+        assert sorted(zf.namelist()) == ["MANIFEST.json", "hw.ipynb"]
+        manifest = json.loads(zf.read("MANIFEST.json"))
+    assert made.path.name == "wei-submission.zip" and manifest["notebook"] == "hw.ipynb"
+    assert manifest["files"]["hw.ipynb"]["bytes"] == (tmp_path / "hw.ipynb").stat().st_size
+    (tmp_path / "prose.ipynb").write_bytes(notebook("print(1)"))
+    with pytest.raises(SubmitError) as refused:
+        build_notebook_submission(tmp_path / "prose.ipynb", out_dir=tmp_path, student="wei")
+    assert refused.value.text("en") == ("grading could not read this notebook: prose.ipynb defines no run_* function "
+                                        "in any of its 1 code cells: hand in the notebook you worked in, with the "
+                                        "exercise cells")
