@@ -25,6 +25,12 @@ def copy_template(target: Path, framework: str = "torch") -> Path:
                                 ignore=shutil.ignore_patterns("__pycache__", *others)))
 
 
+def examples_dir(framework: str = "torch") -> Path:
+    """The bundled example class of a framework (grade.py's submissions when given none): examples/submissions/
+    for torch, examples/<framework>/ for the others."""
+    return EXAMPLES_DIR if framework == "torch" else EXAMPLES_DIR.parent / framework
+
+
 def template_dir(framework: str = "torch") -> Path:
     """The generated stubs of a framework: student_template/ for torch, student_template/<framework>/ else."""
     return TEMPLATE_DIR if framework == "torch" else TEMPLATE_DIR / framework

@@ -1,7 +1,8 @@
 """python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB] [--shard I/N]
    python grade.py merge DIR [DIR ...] --out DIR
 
-With no SUBMISSION, grades the bundled examples in examples/submissions/. Exit 0 when every submission
+With no SUBMISSION, grades the bundled examples of the framework (examples/submissions/ for torch,
+examples/<framework>/ for the others). Exit 0 when every submission
 was graded (whatever it scored); 2 for a usage or configuration error, with a message. `merge` combines
 the output dirs of shards (merge.py).
 """
@@ -133,7 +134,8 @@ def setup(opts: argparse.Namespace) -> tuple:
             runner_server(Limits(launcher=opts.launcher, framework=framework), wait=False)
     course = load_course(paths.SPEC_DIR, opts.assignment, opts.framework)
     check_usable(course.framework, opts.device)  # not installed, or no such device for it: nothing runs
-    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout)
+    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout,
+                           framework=course.framework)
     mine = submissions
     if opts.shard is not None:
         index, count = opts.shard

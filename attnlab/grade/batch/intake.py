@@ -156,10 +156,11 @@ def check_paths(args: list[Path]) -> None:
         seen[arg.resolve()] = arg
 
 
-def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None) -> list[Submission]:
-    """The submissions grade.py grades for its command-line paths (none: the bundled examples)."""
+def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None,
+             framework: str = "torch") -> list[Submission]:
+    """The submissions grade.py grades for its command-line paths (none: the framework's bundled examples)."""
     if not args:
-        args = sorted(p for p in paths.EXAMPLES_DIR.iterdir() if not p.name.startswith("."))
+        args = sorted(p for p in paths.examples_dir(framework).iterdir() if not p.name.startswith("."))
         layout = Layout.SINGLE
     check_paths(args)
     return unique([c for arg in args for c in expand(arg, markers, layout)])
