@@ -259,7 +259,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
               "framework": course.framework, "array_type": adapter.array_type,
               "generator_kind": adapter.generator_kind, "imports": adapter.imports,
               "lacks": sorted(str(d).removeprefix("torch.") for d in adapter.unsupported),
-              "coded_points": sum(e.points for e in course.coded),
+              "coded_points": f"{sum(e.points for e in course.coded):g}",  # as `attnlab status` prints it
               "time_limit": f"{limits.exercise_cpu_s(course.framework):g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from attnlab.core.results import ExerciseResult, SubmissionResult
+from attnlab.core.results import ExerciseResult, SubmissionResult, points_cell, score_text
 from attnlab.core.status import Status
 
 FEEDBACK_CAP = 4000
@@ -79,8 +79,8 @@ def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
     writer.writerow(["submission", "score", "max_score", *exercise_ids, *ORIGIN_COLUMNS])
     for data in sorted(results, key=lambda d: d["submission"]):
         by_id = {e["id"]: e["score"] for e in data["exercises"]}
-        writer.writerow([data["submission"], data["score"], data["max_score"],
-                         *[by_id.get(i, "") for i in exercise_ids], *origin_cells(data)])
+        writer.writerow([data["submission"], points_cell(data["score"]), points_cell(data["max_score"]),
+                         *[points_cell(by_id.get(i, "")) for i in exercise_ids], *origin_cells(data)])
     return buffer.getvalue()
 
 
@@ -100,7 +100,7 @@ def _gradescope_test(ex: ExerciseResult) -> dict:
 def gradescope(result: SubmissionResult) -> dict:
     """Gradescope's autograder results schema: total score plus one test per exercise."""
     return {"score": result.score, "execution_time": round(result.duration_s, 3),
-            "output": f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+            "output": f"attnlab {result.harness_version}: {score_text(result.score, result.max_score)}",
             "visibility": "visible", "stdout_visibility": "hidden",
             "tests": [_gradescope_test(ex) for ex in result.exercises]}
 
@@ -114,4 +114,5 @@ def print_table(results: list[dict]) -> None:
     print(f"{'submission':<{width}}  {'score':>13}  exercises passed")
     for r in sorted(results, key=lambda d: d["submission"]):
         passed = sum(e["status"] == Status.PASSED for e in r["exercises"])
-        print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")
+        score = score_text(r["score"], r["max_score"])
+        print(f"{r['submission']:<{width}}  {score:>13}  {passed}/{len(r['exercises'])}")

@@ -11,6 +11,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from attnlab.core.results import score_text
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.submissions import Submission
 from attnlab.grade.sandbox import forkserver
@@ -106,7 +107,7 @@ def grade_all(todo: list[Submission], *, course, judge, out_dir: Path, jobs: int
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
             (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
-        progress.done(sub.name, f"{sub.name}: {result.score:g} / {result.max_score:g} ({result.duration_s:.1f} s)")
+        progress.done(sub.name, f"{sub.name}: {score_text(result.score, result.max_score)} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
