@@ -19,6 +19,7 @@ from attnlab.core.checks import Context, hint_line, run_cases, run_property
 from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
 from attnlab.core.results import CheckResult, ExerciseResult
+from attnlab.core.said_once import SaidOnce
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import EXCLUDED, SEVERITY, STOPS, Status
 
@@ -87,25 +88,47 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
     else:
         status = Status.FAILED if passed else next(s for s in SEVERITY if s in statuses)
         score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
-    # distinct messages only: a problem every check shares (an import failure) is quoted once
-    failures = list(dict.fromkeys(c.message for c in checks if not c.passed and c.message))
+    # distinct messages only: a problem every check shares (an import failure) is quoted once, and a
+    # diagnosis or hint under the first failure that names it
+    once = SaidOnce(lang)
+    failures = [once.filter(m) for m in dict.fromkeys(c.message for c in checks if not c.passed and c.message)]
     not_applicable = list(dict.fromkeys(c.message for c in shown if c.status in EXCLUDED and c.message))
     feedback = "\n".join(failures[:FEEDBACK_FAILURES]) if failures else t("passed", lang)
     if len(failures) > FEEDBACK_FAILURES:
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
     if failures and status != Status.NOT_IMPLEMENTED:
-        feedback += "\n" + hint_line(exercise, lang, checks)
+        feedback += "\n" + once.filter(hint_line(exercise, lang, checks))
+    if status == Status.FAILED:
+        feedback += "\n" + score_explanation(exercise, checks, score, lang)
     if not_applicable:
         feedback += "\n" + "\n".join(not_applicable)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(shown))
 
 
-def _fraction(checks: list[CheckResult], kind: str) -> float:
+def _earned(checks: list[CheckResult], kind: str) -> tuple[int, int, int]:
+    """(checks of `kind` that earn, how many there are, passed ones left out as trivial)."""
     of_kind = [c for c in checks if c.kind == kind]
     informative = any(c.passed and not c.trivial for c in of_kind)
     earned = sum(c.passed and (informative or not c.trivial) for c in of_kind)
-    return earned / len(of_kind) if of_kind else 1.0
+    return earned, len(of_kind), sum(c.passed for c in of_kind) - earned
+
+
+def _fraction(checks: list[CheckResult], kind: str) -> float:
+    earned, total, _ = _earned(checks, kind)
+    return earned / total if total else 1.0
+
+
+def score_explanation(exercise: ExerciseSpec, checks: list[CheckResult], score: float, lang: str) -> str:
+    """How a partial score was reached, in the module docstring's formula with this exercise's numbers.
+    `checks`: those that count (not the not-applicable ones)."""
+    cases_passed, cases, trivial = _earned(checks, "case")
+    laws_passed, laws, _ = _earned(checks, "property")
+    law_part = t("score_how_laws", lang, laws_passed=laws_passed, laws=laws,
+                 factor=(1 + laws_passed / laws) / 2) if laws else ""
+    return t("score_how", lang, passed=sum(c.passed for c in checks), total=len(checks), points=exercise.points,
+             cases_passed=cases_passed, cases=max(cases, 1), score=round(score, 2), laws=law_part,
+             trivial=t("score_how_trivial", lang, count=trivial) if trivial else "")
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:

@@ -24,6 +24,7 @@ from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
 from attnlab.core.results import CheckResult
+from attnlab.core.said_once import SaidOnce
 from attnlab.core.scoring import make_context, summarise
 from attnlab.core.spec import FRAMEWORKS, QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
@@ -140,7 +141,8 @@ class CheckItem(pytest.Item):
         if result.message and first != f"{self.exercise.id}/{self.name}":
             pytest.skip(t("student.not_run_same", lang, where=first))
         hint = "" if self.kind == "question" else "\n" + hint_line(self.exercise, lang, [result])
-        raise CheckFailed((result.message or str(result.status)) + hint)
+        once = state.setdefault("said", {}).setdefault(self.exercise.id, SaidOnce(lang))  # under its first failure
+        raise CheckFailed(once.filter((result.message or str(result.status)) + hint))
 
     def _kind(self) -> str:
         return "property" if self.kind == "property" else "case"
