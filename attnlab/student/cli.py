@@ -165,10 +165,10 @@ def cmd_viz(opts, lang: str) -> int:
 
 def cmd_submit(opts, lang: str) -> int:
     package = resolve_package(opts.impl, lang=lang)
-    student = slug(opts.name) if opts.name is not None else default_name()
+    student, source = (slug(opts.name), "option") if opts.name is not None else default_name(package)
     if not student:
         raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
-    print(t("intake.submit_name", lang, name=student))
+    print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, lang):
         print(warning)
@@ -214,8 +214,8 @@ def parser() -> argparse.ArgumentParser:
     viz.add_argument("-o", "--output", help="PNG path (default: ./EXERCISE-attention.png)")
     submit = commands.add_parser("submit", parents=[common], help="zip your package for upload")
     submit.add_argument("-o", "--output", help="directory for the zip (default: the current directory)")
-    submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from git's "
-                        "user.email, else your login name)")
+    submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from user.email "
+                        "in your repository's own git config, else your login name)")
     return top
 
 
