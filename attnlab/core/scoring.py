@@ -16,6 +16,7 @@ from types import ModuleType
 
 from attnlab.core import devices, paths
 from attnlab.core.checks import Context, hint_line, run_cases, run_property
+from attnlab.core.explain import earned_checks, score_explanation
 from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
 from attnlab.core.results import CheckResult, ExerciseResult
@@ -98,7 +99,7 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
     if failures and status != Status.NOT_IMPLEMENTED:
         feedback += "\n" + once.filter(hint_line(exercise, lang, checks))
-    if status == Status.FAILED:
+    if status == Status.FAILED and passed:  # some checks passed: how they turned into points
         feedback += "\n" + score_explanation(exercise, checks, score, lang)
     if not_applicable:
         feedback += "\n" + "\n".join(not_applicable)
@@ -106,29 +107,9 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(shown))
 
 
-def _earned(checks: list[CheckResult], kind: str) -> tuple[int, int, int]:
-    """(checks of `kind` that earn, how many there are, passed ones left out as trivial)."""
-    of_kind = [c for c in checks if c.kind == kind]
-    informative = any(c.passed and not c.trivial for c in of_kind)
-    earned = sum(c.passed and (informative or not c.trivial) for c in of_kind)
-    return earned, len(of_kind), sum(c.passed for c in of_kind) - earned
-
-
 def _fraction(checks: list[CheckResult], kind: str) -> float:
-    earned, total, _ = _earned(checks, kind)
+    earned, total, _ = earned_checks(checks, kind)
     return earned / total if total else 1.0
-
-
-def score_explanation(exercise: ExerciseSpec, checks: list[CheckResult], score: float, lang: str) -> str:
-    """How a partial score was reached, in the module docstring's formula with this exercise's numbers.
-    `checks`: those that count (not the not-applicable ones)."""
-    cases_passed, cases, trivial = _earned(checks, "case")
-    laws_passed, laws, _ = _earned(checks, "property")
-    law_part = t("score_how_laws", lang, laws_passed=laws_passed, laws=laws,
-                 factor=(1 + laws_passed / laws) / 2) if laws else ""
-    return t("score_how", lang, passed=sum(c.passed for c in checks), total=len(checks), points=exercise.points,
-             cases_passed=cases_passed, cases=max(cases, 1), score=round(score, 2), laws=law_part,
-             trivial=t("score_how_trivial", lang, count=trivial) if trivial else "")
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:

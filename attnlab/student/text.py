@@ -5,11 +5,11 @@
 import unicodedata
 from dataclasses import dataclass
 
+from attnlab.core.explain import score_explanation
 from attnlab.core.i18n import known, t
 from attnlab.core.quiz import QuizState
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.said_once import SaidOnce
-from attnlab.core.scoring import score_explanation
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import EXCLUDED, Status
 
@@ -99,7 +99,7 @@ def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> l
     passed, total = counted(result.checks)
     lines.append(Line(say("score", lang, score=result.score, points=exercise.points, passed=passed, total=total,
                           status=status_word(result.status, lang)), "score"))
-    if result.status == Status.FAILED:  # partial points: the formula with this exercise's numbers
+    if result.status == Status.FAILED and passed:  # some checks passed: how they turned into points
         scored = [c for c in result.checks if c.status not in EXCLUDED]
         lines.append(Line(score_explanation(exercise, scored, result.score, lang), "note", 1))
     return lines
