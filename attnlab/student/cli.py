@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from attnlab.core import frameworks, paths
+from attnlab.core import frameworks, paths, shutdown
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
 from attnlab.core.names import slug
@@ -223,6 +223,7 @@ COMMANDS = {"status": cmd_status, "check": cmd_check, "hint": cmd_hint, "viz": c
 
 
 def main(argv: list[str] | None = None) -> int:
+    shutdown.freeze_at_exit()  # no final collections over torch's objects: a student waits for the exit too
     opts = parser().parse_args(argv)
     opts.impl = getattr(opts, "impl", None)
     for name, default in (("assignment", None), ("framework", None), ("device", "cpu")):
