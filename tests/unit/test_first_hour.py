@@ -8,9 +8,10 @@ import torch
 
 from attnlab.core import paths
 from attnlab.core.gradient_causes import gradient_cause
+from attnlab.core.impl import FileImpl
 from attnlab.core.results import CheckResult, ExerciseResult, points_cell, score_text
 from attnlab.core.said_once import SaidOnce
-from attnlab.core.scoring import summarise
+from attnlab.core.scoring import grade_exercise, make_context, summarise
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 from attnlab.grade.batch.outputs import summary_csv
@@ -97,3 +98,17 @@ def test_one_number_format():
         {"id": "softmax", "score": 0}, {"id": "rope", "score": 5.0}]}
     [row] = list(csv.DictReader(io.StringIO(summary_csv([result], ["softmax", "rope", "quiz"]))))
     assert [row[k] for k in ("score", "max_score", "softmax", "rope", "quiz")] == ["5.00", "100.00", "0.00", "5.00", ""]
+
+
+def test_the_gradient_law_of_a_real_implementation_names_the_cause(tmp_path):
+    """Right values, but the gradient flows only through a negated copy: the law fails, and says the
+    gradient is the reference's times -1 (grade_exercise in process, the law as grading runs it)."""
+    path = tmp_path / "impl.py"
+    path.write_text("import torch\n\ndef run_softmax(in_features, dim):\n"
+                    "    e = torch.exp(in_features - in_features.amax(dim=dim, keepdim=True))\n"
+                    "    s = e / e.sum(dim=dim, keepdim=True)\n"
+                    "    return 2 * s.detach() - s  # the value of s, the gradient of -s\n")
+    result = grade_exercise(make_context(SOFTMAX, FileImpl(path)))
+    gradient = next(c for c in result.checks if c.name == "gradient")
+    assert not gradient.passed and "Likely cause: the gradient is the reference's times -1:" in gradient.message
+    assert all(c.passed for c in result.checks if c.kind == "case")
