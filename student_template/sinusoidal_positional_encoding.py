@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Sinusoidal positional encoding (Vaswani et al. 2017, "Attention Is All You Need", §3.5).
 
 Attention by itself ignores word order: permuting the tokens permutes its output. The original Transformer

@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Softmax: turn a row of attention scores into weights that are positive and sum to 1.
 
 Seed 001 §3.3.1 first normalises by the plain sum, then by `softmax_naive` (exp / sum exp), and notes that

@@ -48,6 +48,8 @@ def prefix(name: str) -> list[str]:
     """The command prefix that simulates `name`; skips the calling test where that cannot be done here."""
     if name == "here":
         return []
+    if os.environ.get("ATTNLAB_SKIP_SYSTEM") == "1":
+        pytest.skip(f"ATTNLAB_SKIP_SYSTEM=1: simulating {name} needs capsh (libcap2-bin) and python3-seccomp")
     if os.geteuid() != 0:
         pytest.skip(f"simulating {name} needs root (it takes capabilities away from a root process)")
     if shutil.which("capsh") is None:

@@ -59,9 +59,12 @@ def save(path: Path, data: dict[str, np.ndarray]) -> None:
         np.savez(fh, **data)
 
 
-def read(path: Path) -> dict[str, np.ndarray]:
+def read(path: Path, prefixes: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of a fixture file, or only those whose names start with one of `prefixes`: a case's
+    inputs and expected output are a third of what it stores (its misconceptions' outputs are most of the
+    rest, needed only when it fails), and each array read parses a header."""
     with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+        return {k: data[k] for k in data.files if prefixes is None or k.startswith(prefixes)}
 
 
 def _stored_output(data: dict[str, np.ndarray], prefix: str, names: tuple[str, ...]) -> Output | None:
@@ -92,7 +95,7 @@ def stored_gradients(path: Path, wrt: tuple[str, ...],
 
 def load_case(path: Path, case: CaseSpec, exercise: ExerciseSpec) -> tuple[dict[str, Any], Output | None]:
     """The case's arguments (tensors from the file, the rest from the recipe) and its expected output."""
-    data = read(path)
+    data = read(path, ("arg.", "expected"))
     args: dict[str, Any] = {}
     for name, recipe in case.args.items():
         key = f"arg.{name}"

@@ -156,6 +156,7 @@ def gradient(ctx, base_case: str, wrt: list) -> None:
     """Gradients through the implementation equal the reference's (float64, a random cotangent). The
     reference's gradients come from the reference package, or from the case's fixture where it is not
     shipped; with neither, the law is not run, and says so."""
+    from attnlab.core.gradient_causes import gradient_cause
     from attnlab.core.inputs import to_float64
 
     args = to_float64(base_args(ctx, base_case))
@@ -167,4 +168,8 @@ def gradient(ctx, base_case: str, wrt: list) -> None:
     for name in wrt:
         if grads[name] is None:  # the cause is visible: say it, instead of the exercise's generic hint
             raise CheckFailure("law_gradient_unreached", name=name).with_hint(Message("hint_gradient_unreached"))
-        expect_close(ctx, grads[name], ref_grads[name], Message("law_gradient", {"name": name}))
+        mismatch = compare(grads[name], ref_grads[name], tolerance_for(ctx.exercise.tolerance, grads[name].dtype))
+        if mismatch is not None:  # with the likely cause where the gradient's shape says one
+            what, cause = Message("law_gradient", {"name": name}), gradient_cause(grads[name], ref_grads[name], name)
+            raise (CheckFailure("law_gradient_cause", what=what, detail=mismatch, cause=cause) if cause else
+                   CheckFailure("law_detail", what=what, detail=mismatch))

@@ -31,6 +31,12 @@ def copy_template(target: Path, adapter: "Adapter") -> Path:
                                 ignore=shutil.ignore_patterns("__pycache__", *others)))
 
 
+def examples_dir(adapter: "Adapter") -> Path:
+    """The bundled example class of a framework (grade.py's submissions when given none): examples/submissions/
+    for the default, examples/<framework>/ for the others."""
+    return EXAMPLES_DIR.parent / adapter.subfolder if adapter.subfolder else EXAMPLES_DIR
+
+
 def template_dir(adapter: "Adapter") -> Path:
     """The generated stubs of a framework: student_template/ for the default, student_template/<framework>/ else."""
     return TEMPLATE_DIR / adapter.subfolder

@@ -9,6 +9,17 @@ from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
 from attnlab.core.status import Status
 
 
+def score_text(score: float, max_score: float) -> str:
+    """A score as every command, table and file shows it: two decimals, out of the points as the spec gives
+    them ("11.67 / 94")."""
+    return f"{score:.2f} / {max_score:g}"
+
+
+def points_cell(value: float | str) -> str:
+    """A number of points in a CSV cell: two decimals ("" stays empty)."""
+    return "" if value == "" else f"{float(value):.2f}"
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """One case or property check inside an exercise."""

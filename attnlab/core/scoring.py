@@ -16,9 +16,11 @@ from types import ModuleType
 
 from attnlab.core import devices, paths
 from attnlab.core.checks import Context, hint_line, run_cases, run_property
+from attnlab.core.explain import earned_checks, score_explanation
 from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
 from attnlab.core.results import CheckResult, ExerciseResult
+from attnlab.core.said_once import SaidOnce
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import EXCLUDED, SEVERITY, STOPS, Status
 
@@ -87,14 +89,18 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
     else:
         status = Status.FAILED if passed else next(s for s in SEVERITY if s in statuses)
         score = exercise.points * _fraction(checks, "case") * (1 + _fraction(checks, "property")) / 2
-    # distinct messages only: a problem every check shares (an import failure) is quoted once
-    failures = list(dict.fromkeys(c.message for c in checks if not c.passed and c.message))
+    # distinct messages only: a problem every check shares (an import failure) is quoted once, and a
+    # diagnosis or hint under the first failure that names it
+    once = SaidOnce(lang)
+    failures = [once.filter(m) for m in dict.fromkeys(c.message for c in checks if not c.passed and c.message)]
     not_applicable = list(dict.fromkeys(c.message for c in shown if c.status in EXCLUDED and c.message))
     feedback = "\n".join(failures[:FEEDBACK_FAILURES]) if failures else t("passed", lang)
     if len(failures) > FEEDBACK_FAILURES:
         feedback += "\n" + t("more_failures", lang, count=len(failures) - FEEDBACK_FAILURES)
     if failures and status != Status.NOT_IMPLEMENTED:
-        feedback += "\n" + hint_line(exercise, lang, checks)
+        feedback += "\n" + once.filter(hint_line(exercise, lang, checks))
+    if status == Status.FAILED and passed:  # some checks passed: how they turned into points
+        feedback += "\n" + score_explanation(exercise, checks, score, lang)
     if not_applicable:
         feedback += "\n" + "\n".join(not_applicable)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
@@ -102,10 +108,8 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
 
 
 def _fraction(checks: list[CheckResult], kind: str) -> float:
-    of_kind = [c for c in checks if c.kind == kind]
-    informative = any(c.passed and not c.trivial for c in of_kind)
-    earned = sum(c.passed and (informative or not c.trivial) for c in of_kind)
-    return earned / len(of_kind) if of_kind else 1.0
+    earned, total, _ = earned_checks(checks, kind)
+    return earned / total if total else 1.0
 
 
 def grade_exercise(ctx: Context, *, visible_only: bool = False) -> ExerciseResult:

@@ -32,9 +32,13 @@ from attnlab.core.spec_load import load_course
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 DEF = re.compile(r"^(\s*)def (run_\w+)\(")
 TEMPLATE_EXCLUDE = ("misconceptions", "__pycache__")
-STUB_HEADER = ("# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate "
-               "template`:\n# keep every function's name, arguments and annotations; replace each "
-               "`raise NotImplementedError`.\n")
+# what a student reads at the top of each stub: only what they have (no reference/, no generator)
+STUB_HEADER = ("# Your implementation: keep every function's name, arguments and annotations; replace each\n"
+               "# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.\n")
+PACKAGE_DOC = ('"""Your attention exercises{language}: one run_* function per exercise id, in the module the exercise '
+               'names\n(run_softmax in softmax.py, run_causal_attention in attention.py, ...), called by keyword by '
+               'the checks.\n`attnlab status` lists them, `attnlab hint <exercise>` says what each must do.\n"""\n')
+FRAMEWORK_NAMES = {"numpy": "NumPy", "jax": "JAX", "mindspore": "MindSpore"}
 
 
 def strip_solutions(source: str, filename: str) -> str:
@@ -70,8 +74,11 @@ def template_files(course: Course) -> dict[str, str]:
         rel = path.relative_to(paths.REFERENCE_DIR)
         if any(part in TEMPLATE_EXCLUDE for part in rel.parts):
             continue
-        body = strip_solutions(path.read_text(encoding="utf-8"), f"reference/{rel}")
-        files[str(rel)] = STUB_HEADER + body if rel.name != "__init__.py" else body
+        if rel.name == "__init__.py":  # the reference's docstring speaks of reference/ and the generator
+            framework = FRAMEWORK_NAMES.get(rel.parts[0]) if len(rel.parts) > 1 else None
+            files[str(rel)] = PACKAGE_DOC.format(language=f" in {framework}" if framework else "")
+            continue
+        files[str(rel)] = STUB_HEADER + strip_solutions(path.read_text(encoding="utf-8"), f"reference/{rel}")
     for ex in course.everything:
         if isinstance(ex, QuizSpec):
             files[ex.answers_file] = answers_template(ex)

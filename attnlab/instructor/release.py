@@ -255,7 +255,7 @@ def build_handout(*, out: Path, assignment: str | None = None, framework: str | 
               "default_framework": adapter.subfolder == "",
               "generator_kind": adapter.generator_kind, "imports": adapter.imports,
               "lacks": sorted(str(d).removeprefix("torch.") for d in adapter.unsupported),
-              "coded_points": sum(e.points for e in course.coded),
+              "coded_points": f"{sum(e.points for e in course.coded):g}",  # as `attnlab status` prints it
               "time_limit": f"{Limits.for_adapter(adapter).timeout_s:g}"}
     env = _templates()
     for template, name in (("README.md.j2", "README.md"), ("pyproject.toml.j2", "pyproject.toml")):

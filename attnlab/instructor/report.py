@@ -24,7 +24,7 @@ from attnlab.core.frameworks import DEFAULT
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
-from attnlab.grade.batch.outputs import read_result
+from attnlab.grade.batch.outputs import atomic_write, read_result
 from attnlab.instructor import charts, items, report_tables
 from attnlab.instructor.report_tables import status_counts, status_word
 
@@ -140,8 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m attnlab.instructor.report: {exc}", file=sys.stderr)
         return 2
     output = opts.output or opts.results_dir / "report.html"
-    output.write_text(html, encoding="utf-8")
-    print(f"wrote {output}")
+    atomic_write(output, html)  # the results' file mode (0600): the report holds every student's feedback
+    print(f"wrote {output.resolve()}")
+    if opts.submissions is None:  # said, so that a missing section is never mistaken for an honest class
+        print("no --submissions: the report has no similar-code section (give the directory that was graded)")
     return 0
 
 

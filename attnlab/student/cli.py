@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from attnlab.core import config, paths
+from attnlab.core import config, paths, shutdown
 from attnlab.core.config import Run
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
@@ -162,18 +162,22 @@ def cmd_viz(opts, run: Run) -> int:
 
 def cmd_submit(opts, run: Run) -> int:
     lang = run.lang
-    student = slug(opts.name) if opts.name is not None else default_name()
-    if not student:
-        raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
     if opts.notebook:  # the notebook alone: grade.py reads its code cells
-        print(t("intake.submit_name", lang, name=student))
+        notebook = Path(opts.notebook)
+        student, source = (slug(opts.name), "option") if opts.name is not None else default_name(notebook.parent)
+        if not student:
+            raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
+        print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
         answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
-        made = build_notebook_submission(Path(opts.notebook), out_dir=Path(opts.output or "."), student=student,
+        made = build_notebook_submission(notebook, out_dir=Path(opts.output or "."), student=student,
                                          data_files=answers)
         print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))
         return 0
     package = resolve_package(opts.impl, lang=lang)
-    print(t("intake.submit_name", lang, name=student))
+    student, source = (slug(opts.name), "option") if opts.name is not None else default_name(package)
+    if not student:
+        raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
+    print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, run):
         print(warning)
@@ -215,8 +219,8 @@ def parser() -> argparse.ArgumentParser:
     submit = commands.add_parser("submit", parents=[common], help="zip your package for upload")
     submit.add_argument("-o", "--output", help="directory for the zip (default: the current directory)")
     submit.add_argument("--notebook", help="hand in this notebook (.ipynb) instead of your package")
-    submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from git's "
-                        "user.email, else your login name)")
+    submit.add_argument("--name", help="your name in the zip's name and MANIFEST.json (default: from user.email "
+                        "in your repository's own git config, else your login name)")
     return top
 
 
@@ -224,6 +228,7 @@ COMMANDS = {"status": cmd_status, "check": cmd_check, "hint": cmd_hint, "viz": c
 
 
 def main(argv: list[str] | None = None) -> int:
+    shutdown.freeze_at_exit()  # no final collections over torch's objects: a student waits for the exit too
     opts = parser().parse_args(argv)
     opts.impl = getattr(opts, "impl", None)
     lang = getattr(opts, "lang", None) or default_lang()

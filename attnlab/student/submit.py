@@ -1,6 +1,7 @@
 """`attnlab submit`: the student's package (or notebook, `--notebook`) as `<name>-submission.zip`, ready to upload.
 
-<name> is the student's (`--name`, else the local part of git's user.email, else the login name), so
+<name> is the student's (`--name`, else the local part of user.email in the package's git repository's own
+configuration, else the login name), so
 zips collected in one folder do not overwrite each other and grade.py names each result after its
 student (it drops the `-submission`); every LMS layout grade.py reads keeps it (docs/intake.md). The zip
 holds `<package>/…` (regular files only: no __pycache__, compiled files, hidden files or symlinks) and a
@@ -70,19 +71,22 @@ def package_files(package: Path) -> tuple[list[Path], list[str]]:
     return sorted(files), sorted(skipped)
 
 
-def default_name() -> str:
-    """The local part of git's user.email, else the login name, as a file name ('' if neither gives one)."""
+def default_name(package: Path) -> tuple[str, str]:
+    """(the student's name as a file name, where it came from: "git" or "login"; "" if neither gives one).
+    The local part of user.email in the git configuration of the repository holding `package`, else the
+    login name. The machine's global git e-mail is never used: on a shared or borrowed machine it is often
+    someone else's."""
     try:
-        email = subprocess.run(["git", "config", "user.email"], capture_output=True, text=True, timeout=10,
-                               check=False).stdout.strip()
+        email = subprocess.run(["git", "-C", str(package), "config", "--local", "user.email"], capture_output=True,
+                               text=True, timeout=10, check=False).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         email = ""
     if slug(email.partition("@")[0]):
-        return slug(email.partition("@")[0])
+        return slug(email.partition("@")[0]), "git"
     try:
-        return slug(getpass.getuser())
+        return slug(getpass.getuser()), "login"
     except (OSError, KeyError):  # no login name in some containers
-        return ""
+        return "", "login"
 
 
 def manifest(package: Path, files: list[Path], student: str) -> dict:

@@ -5,9 +5,11 @@
 import unicodedata
 from dataclasses import dataclass
 
+from attnlab.core.explain import score_explanation
 from attnlab.core.i18n import known, t
 from attnlab.core.quiz import QuizState
 from attnlab.core.results import CheckResult, ExerciseResult
+from attnlab.core.said_once import SaidOnce
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import EXCLUDED, Status
 
@@ -61,7 +63,7 @@ def as_text(lines: list[Line]) -> str:
 
 
 def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
-    lines, not_run, repeated, shown = [], 0, 0, set()
+    lines, not_run, repeated, shown, once = [], 0, 0, set(), SaidOnce(lang)
     for check in checks:
         kind = say(check.kind, lang)
         if check.passed:
@@ -75,7 +77,7 @@ def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
         else:
             shown.add(check.message)
             lines.append(Line(f"{kind} {check.name}: {status_word(check.status, lang)}", "failed", 1))
-            lines.append(Line(check.message, "detail", 3))
+            lines.append(Line(once.filter(check.message), "detail", 3))  # each diagnosis under its first case
     if repeated:
         lines.append(Line(t("student.same_failure", lang, count=repeated), "note", 1))
     if not_run:
@@ -100,6 +102,9 @@ def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str, *, n
     passed, total = counted(result.checks)
     lines.append(Line(say("score", lang, score=result.score, points=exercise.points, passed=passed, total=total,
                           status=status_word(result.status, lang)), "score"))
+    if result.status == Status.FAILED and passed:  # some checks passed: how they turned into points
+        scored = [c for c in result.checks if c.status not in EXCLUDED]
+        lines.append(Line(score_explanation(exercise, scored, result.score, lang), "note", 1))
     return lines
 
 

@@ -1,2 +1,4 @@
-"""The reference solutions in JAX: the same functions, arguments and docstrings as reference/, on jax.Array
-(jax.numpy). student_template/jax/ is generated from these files."""
+"""Your attention exercises in JAX: one run_* function per exercise id, in the module the exercise names
+(run_softmax in softmax.py, run_causal_attention in attention.py, ...), called by keyword by the checks.
+`attnlab status` lists them, `attnlab hint <exercise>` says what each must do.
+"""

@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Single-head attention in JAX, built up in the order of seed 001 §3.3–3.5 and seed 004.
 
 simple self-attention (no weights) -> scaled dot-product attention -> self-attention with trainable

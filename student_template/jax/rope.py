@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Rotary position embedding (RoPE) in JAX, and multi-head self-attention that uses it (seed 004).
 
 RoPE encodes a token's position by rotating its query and key vectors: the pair (x[2i], x[2i+1]) is

@@ -1,3 +1,4 @@
-"""The reference solutions in MindSpore (seed 001's framework): the same functions, arguments and docstrings as
-reference/, on mindspore.Tensor, in seed 001's idiom (nn.Dense with the given weights, ops.matmul,
-ops.masked_fill, nn.Softmax(axis=-1)). student_template/mindspore/ is generated from these files."""
+"""Your attention exercises in MindSpore: one run_* function per exercise id, in the module the exercise names
+(run_softmax in softmax.py, run_causal_attention in attention.py, ...), called by keyword by the checks.
+`attnlab status` lists them, `attnlab hint <exercise>` says what each must do.
+"""

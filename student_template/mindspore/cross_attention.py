@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Cross-attention with an encoder padding mask in MindSpore: how a Transformer decoder reads its encoder's output.
 
 In an encoder-decoder Transformer (translation, speech recognition, T5), every decoder layer has a second

@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Attention with a key-value cache in MindSpore: how a decoder generates one token after another without
 recomputing the past.
 

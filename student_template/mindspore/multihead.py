@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """Multi-head attention in MindSpore, three ways: seed 001 §3.6 (and seed 002) and seed 000's nanoGPT block.
 
 - run_multihead_attention_wrapper: independent causal heads, outputs concatenated (MultiHeadAttentionWrapper).

@@ -1,2 +1,4 @@
-"""The reference solutions in NumPy: the same functions, arguments and docstrings as reference/, on
-numpy.ndarray. student_template/numpy/ is generated from these files."""
+"""Your attention exercises in NumPy: one run_* function per exercise id, in the module the exercise names
+(run_softmax in softmax.py, run_causal_attention in attention.py, ...), called by keyword by the checks.
+`attnlab status` lists them, `attnlab hint <exercise>` says what each must do.
+"""

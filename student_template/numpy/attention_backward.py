@@ -1,5 +1,5 @@
-# Your implementation. Generated from the reference by `python -m attnlab.instructor.generate template`:
-# keep every function's name, arguments and annotations; replace each `raise NotImplementedError`.
+# Your implementation: keep every function's name, arguments and annotations; replace each
+# `raise NotImplementedError`. `attnlab check <exercise>` checks one exercise, `attnlab status` all.
 """The backward pass of attention by hand, in NumPy: the gradients of softmax(Q Kᵀ / √d_k) V with respect
 to Q, K and V, given the gradient dO of the output (FlashAttention-2's backward, without the tiles).
 

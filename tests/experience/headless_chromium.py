@@ -14,17 +14,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from system_packages import require
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TIMEOUT_S = 120
 
 
+def cjk_font_installed() -> bool:
+    """Whether a font with Chinese glyphs is installed: without one Chromium draws CJK text (the report's
+    Chinese course-note titles, a zh report) in fallback boxes of another width, and pages overflow."""
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False) \
+        if shutil.which("fc-list") else None
+    return bool(listed and listed.stdout.strip()) or any(Path("/usr/share/fonts").glob("**/NotoSansCJK*"))
+
+
 def require_chromium() -> None:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("ATTNLAB_SKIP_BROWSER") == "1":
-            pytest.skip("ATTNLAB_SKIP_BROWSER=1 and chromium is not installed")
-        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`apt-get install -y chromium`), "
-                    "or set ATTNLAB_SKIP_BROWSER=1 to skip this test")
+    missing = [name for name, present in (("chromium", Path(CHROMIUM).exists()),
+                                          ("fonts-noto-cjk", cjk_font_installed())) if not present]
+    if missing and os.environ.get("ATTNLAB_SKIP_BROWSER") == "1":
+        pytest.skip(f"ATTNLAB_SKIP_BROWSER=1 and {', '.join(missing)} is not installed")
+    require("chromium and fonts-noto-cjk", missing, f"apt-get install -y {' '.join(missing)}", "ATTNLAB_SKIP_BROWSER")
 
 
 class Browser:

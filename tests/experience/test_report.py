@@ -142,8 +142,13 @@ def test_results_without_per_check_outcomes_still_make_a_report(results_dir):
 
 def test_report_cli_writes_the_file_and_refuses_an_empty_dir(results_dir, tmp_path, capsys):
     assert main([str(results_dir), "--lang", "zh"]) == 0
-    html = (results_dir / "report.html").read_text(encoding="utf-8")
+    report = results_dir / "report.html"
+    html = report.read_text(encoding="utf-8")
     assert "班级报告" in html and "各练习通过率" in html
+    assert report.stat().st_mode & 0o777 == 0o600  # as the results it shows: every student's feedback
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"wrote {report.resolve()}", "no --submissions: the report has no similar-code section "
+                       "(give the directory that was graded)"]
     (tmp_path / "empty").mkdir()
     assert main([str(tmp_path / "empty")]) == 2
     assert "holds no grade.py results" in capsys.readouterr().err

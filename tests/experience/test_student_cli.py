@@ -169,19 +169,26 @@ def test_submit_zips_regular_files_with_a_manifest(tmp_path, monkeypatch, capsys
     assert code == 2 and "inside the package" in err
 
 
-def test_submit_names_the_zip_after_git_email_else_the_login(tmp_path, monkeypatch, capsys):
+def test_submit_names_the_zip_after_the_repositorys_git_email_else_the_login(tmp_path, monkeypatch, capsys):
+    """The machine's global git e-mail is never used (on a shared machine it is often someone else's); the
+    repository's own is, and the line printed says where the name came from."""
     package = package_with_softmax(tmp_path, name="attention")
     git_config = tmp_path / "gitconfig"
-    git_config.write_text("[user]\n\temail = li.na@example.edu\n")
+    git_config.write_text("[user]\n\temail = someone.else@example.edu\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(git_config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)  # not inside a git repository: only the global config counts
-    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "-o", str(tmp_path))
-    assert code == 0 and (tmp_path / "li.na-submission.zip").is_file()
-    git_config.write_text("")
     for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):  # getpass.getuser reads these first
         monkeypatch.setenv(variable, "wang fang")
-    assert submit.default_name() == "wang_fang"
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "-o", str(tmp_path))
+    assert code == 0 and (tmp_path / "wang_fang-submission.zip").is_file()
+    assert "submitting as wang_fang (your login name; change it with --name)" in out
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "user.email", "li.na@example.edu"], check=True)
+    assert submit.default_name(package) == ("li.na", "git")
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "-o", str(tmp_path))
+    assert code == 0 and (tmp_path / "li.na-submission.zip").is_file()
+    assert "from user.email in this repository's git config" in out
     code, _, err = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "!!!")
     assert code == 2 and "--name '!!!'" in err
 

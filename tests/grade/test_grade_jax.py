@@ -4,24 +4,22 @@ exercise and the untouched JAX template none, at the isolation level torch submi
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 from attnlab.core import frameworks, paths
 from attnlab.core.config import Limits
-from attnlab.core.spec import ExerciseSpec
+from attnlab.core.quiz import answer_key, grade_quiz, read_answers
+from attnlab.core.spec import ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
 
 pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
               pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
 
 ASSIGNMENTS = ("attention", "modern")
-QUIZZES = ("quiz.yaml", "modern_quiz.yaml")  # the answer files of both assignments
 # what the runner's XLA does while it multiplies: threads that computed, the CPUs it may use, PJRT_NPROC
 THREADS_PROBE = """
 import os
@@ -68,32 +66,25 @@ def grade(*args, timeout):
                           text=True, timeout=timeout, cwd=paths.ROOT)
 
 
-def submission(work: Path, name: str, package: Path) -> Path:
-    """A copy of `package` (the JAX reference and template are both named jax) with the answers to both
-    quizzes a student would hand in: the reference's for the reference, the template's for the template."""
-    target = work / name
-    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__"))
-    answers = paths.REFERENCE_DIR if package == paths.reference_dir(frameworks.adapter("jax")) else paths.TEMPLATE_DIR
-    for quiz in QUIZZES:
-        shutil.copy2(answers / quiz, target / quiz)
-    return target
+JAX = frameworks.adapter("jax")
+CLASS = paths.examples_dir(JAX)  # examples/jax: reference, template, partial, buggy, library calls
+NAMES = {"attention": "reference", "modern": "jax"}  # the reference's result: the class's, or reference/jax itself
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The JAX reference graded by grade.py in each assignment, the JAX template in the first, runners forked
-    two at a time; and the torch template, for its isolation level."""
+    """The JAX example class graded as README says (`--framework jax`, no paths) in the first assignment, the JAX
+    reference in the second, runners forked two at a time; and the torch template, for its isolation level."""
     work = tmp_path_factory.mktemp("jax")
-    reference = submission(work, "jax_reference", paths.reference_dir(frameworks.adapter("jax")))
-    template = submission(work, "jax_template", paths.template_dir(frameworks.adapter("jax")))
-    procs = {assignment: grade(reference, *([template] if assignment == "attention" else []), "--framework", "jax",
-                               "--assignment", assignment, "--out", work / assignment, "--seed", "5", "--jobs", "2",
-                               timeout=900)
-             for assignment in ASSIGNMENTS}
+    procs = {"attention": grade("--framework", "jax", "--out", work / "attention", "--seed", "5", "--jobs", "2",
+                                timeout=900),
+             "modern": grade(paths.reference_dir(JAX), "--framework", "jax", "--assignment", "modern",
+                             "--out", work / "modern", "--seed", "5", "--jobs", "2", timeout=900)}
     torch_proc = grade(paths.template_dir(frameworks.default()), "--out", work / "torch", "--seed", "5", "--jobs", "1",
                        timeout=600)
     results = {(assignment, path.stem): json.loads(path.read_text())
-               for assignment in ASSIGNMENTS for path in (work / assignment).glob("jax_*.json")}
+               for assignment in ASSIGNMENTS for path in (work / assignment).glob("*.json")
+               if path.name != "grading-run.json"}
     return procs, torch_proc, results
 
 
@@ -101,7 +92,7 @@ def graded(tmp_path_factory):
 def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
     procs, _, results = graded
     assert procs[assignment].returncode == 0, procs[assignment].stderr[-3000:]
-    data = results[assignment, "jax_reference"]
+    data = results[assignment, NAMES[assignment]]
     assert data["framework"] == "jax" and data["assignment"] == assignment
     assert data["score"] == data["max_score"] == load_course(paths.SPEC_DIR, assignment, "jax").total_points
     coded = {e.id for e in load_course(paths.SPEC_DIR, assignment, "jax").exercises if isinstance(e, ExerciseSpec)}
@@ -115,9 +106,32 @@ def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
 
 def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
     procs, torch_proc, results = graded
-    proc, data = procs["attention"], results["attention", "jax_template"]
+    proc, data = procs["attention"], results["attention", "untouched_template"]
     assert data["framework"] == "jax" and data["score"] == 0
     assert all(e["status"] == "not_implemented" for e in data["exercises"] if e["function"]), data["exercises"]
     # the level's name: the rest of the line names the runners' uids, one per job
     level, torch_level = (re.search(r"isolation: (\S+)", p.stdout + p.stderr) for p in (proc, torch_proc))
     assert level and torch_level and level.group(1) == torch_level.group(1)
+
+
+def test_with_no_paths_grade_py_grades_the_jax_example_class(graded):
+    _, _, results = graded
+    assert {name for assignment, name in results if assignment == "attention"} == {p.name for p in CLASS.iterdir()}
+
+
+def test_the_jax_example_class_gets_the_expected_scores(graded):
+    _, _, results = graded
+    course = load_course(paths.SPEC_DIR, "attention", "jax")
+    quiz = next(e for e in course.exercises if isinstance(e, QuizSpec))
+    core = ("softmax", "simple_self_attention", "scaled_dot_product_attention", "causal_mask")
+    answers = {name: grade_quiz(quiz, read_answers(CLASS / name / quiz.answers_file), answer_key(quiz),
+                                lang="en").score for name in ("zhou_partial", "wu_buggy", "xu_library_calls")}
+    by_id = {name: {e["id"]: e for e in results["attention", name]["exercises"]} for name in answers}
+    partial = results["attention", "zhou_partial"]["score"]
+    assert partial == pytest.approx(sum(e.points for e in course.exercises if e.id in core) + answers["zhou_partial"])
+    assert {i for i, e in by_id["zhou_partial"].items() if e["status"] == "passed"} == set(core)
+    forbidden = by_id["xu_library_calls"]["softmax"]
+    assert forbidden["status"] == "forbidden" and forbidden["score"] == 0 and "jax.nn.softmax" in forbidden["feedback"]
+    buggy = by_id["wu_buggy"]
+    assert "WHOLE" in buggy["softmax"]["feedback"] and 0 < buggy["softmax"]["score"] < 8  # the global maximum
+    assert buggy["causal_mask"]["score"] == 0 and buggy["simple_self_attention"]["status"] == "passed"

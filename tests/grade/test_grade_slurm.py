@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from system_packages import require, switched_off
 
 from attnlab.core.names import stem_of
 from attnlab.grade.batch import cli
@@ -31,15 +32,12 @@ JOBS_TIMEOUT_S = 600
 
 
 def require_slurm() -> None:
-    if os.environ.get("ATTNLAB_SKIP_SLURM") == "1":
-        pytest.skip("ATTNLAB_SKIP_SLURM=1")
-    if os.geteuid() != 0:
+    if switched_off("ATTNLAB_SKIP_SLURM") is None and os.geteuid() != 0:
         pytest.skip("starting a Slurm cluster needs root (slurmd runs each job as its submitter)")
     search = f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin"  # where Debian puts the daemons
     missing = [tool for tool in (*DAEMONS, "sbatch", "squeue") if shutil.which(tool, path=search) is None]
-    if missing:
-        pytest.fail(f"{', '.join(missing)} not found: apt-get install --no-install-recommends slurm-wlm munge, "
-                    "or set ATTNLAB_SKIP_SLURM=1 to skip this test")
+    require("slurm-wlm and munge", missing, "apt-get install --no-install-recommends slurm-wlm munge",
+            "ATTNLAB_SKIP_SLURM")
 
 
 def make_class(root: Path) -> list[Path]:

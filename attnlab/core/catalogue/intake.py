@@ -31,7 +31,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "intake.zip_in_zip": {"en": "{name} holds no package, only another zip ({inner}): upload the package itself",
                           "zh": "{name} 中没有包，只有另一个 zip（{inner}）：请直接上传包"},
     # attnlab submit
-    "intake.submit_name": {"en": "submitting as {name} (change it with --name)", "zh": "以 {name} 的名义提交（可用 --name 修改）"},
+    "intake.submit_name": {"en": "submitting as {name} ({source}; change it with --name)",
+                           "zh": "以 {name} 的名义提交（{source}；可用 --name 修改）"},
     "intake.bad_name": {"en": "--name {name!r} has no letters or digits left for a file name",
                         "zh": "--name {name!r} 中没有可用于文件名的字母或数字"},
     # grades back to the LMS (python -m attnlab.instructor.lms)

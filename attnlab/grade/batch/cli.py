@@ -1,7 +1,8 @@
 """python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB] [--shard I/N]
    python grade.py merge DIR [DIR ...] --out DIR
 
-With no SUBMISSION, grades the bundled examples in examples/submissions/. Exit 0 when every submission
+With no SUBMISSION, grades the bundled examples of the framework (examples/submissions/ for torch,
+examples/<framework>/ for the others). Exit 0 when every submission
 was graded (whatever it scored); 2 for a usage or configuration error, with a message. `merge` combines
 the output dirs of shards (merge.py).
 """
@@ -16,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from attnlab.core import config, shutdown
+from attnlab.core import config, paths, shutdown
 from attnlab.core.config import EXERCISE_CPU_S, Limits
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
@@ -146,7 +147,8 @@ def setup(opts: argparse.Namespace) -> tuple:
     run = config.resolve(assignment=opts.assignment, framework=opts.framework, device=opts.device, lang=opts.lang,
                          memory_mb=opts.memory, launcher=opts.launcher, isolation=opts.isolation)
     course = run.course
-    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout)
+    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout,
+                           examples=paths.examples_dir(run.adapter))
     mine = submissions
     if opts.shard is not None:
         index, count = opts.shard

@@ -208,10 +208,12 @@ def check_paths(args: list[Path]) -> None:
         seen[arg.resolve()] = arg
 
 
-def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None) -> list[Submission]:
-    """The submissions grade.py grades for its command-line paths (none: the bundled examples)."""
+def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None,
+             examples: Path = paths.EXAMPLES_DIR) -> list[Submission]:
+    """The submissions grade.py grades for its command-line paths (none: the bundled example class `examples`,
+    the framework's: paths.examples_dir)."""
     if not args:
-        args = sorted(p for p in paths.EXAMPLES_DIR.iterdir() if not p.name.startswith("."))
+        args = sorted(p for p in examples.iterdir() if not p.name.startswith("."))
         layout = Layout.SINGLE
     check_paths(args)
     return unique([c for arg in args for c in expand(arg, markers, layout)])

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from attnlab.core.results import ExerciseResult, SubmissionResult
+from attnlab.core.results import ExerciseResult, SubmissionResult, points_cell, score_text
 from attnlab.core.status import Status
 
 FEEDBACK_CAP = 4000
@@ -88,8 +88,9 @@ def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
     writer.writerow(["submission", "score", "max_score", *exercise_ids, *ORIGIN_COLUMNS])
     for data in sorted(results, key=lambda d: d["submission"]):
         by_id = {e["id"]: e["score"] for e in data["exercises"]} if graded(data) else {}
-        writer.writerow([data["submission"], data["score"] if graded(data) else "", data["max_score"],
-                         *[by_id.get(i, "") for i in exercise_ids], *origin_cells(data)])
+        writer.writerow([data["submission"], points_cell(data["score"]) if graded(data) else "",
+                         points_cell(data["max_score"]), *[points_cell(by_id.get(i, "")) for i in exercise_ids],
+                         *origin_cells(data)])
     return buffer.getvalue()
 
 
@@ -116,7 +117,7 @@ def gradescope(result: SubmissionResult) -> dict:
                 "stdout_visibility": "hidden", "tests": [],
                 "extra_data": {"graded": False, "not_graded": result.not_graded}}
     return {"score": result.score, "execution_time": round(result.duration_s, 3),
-            "output": "\n".join([f"attnlab {result.harness_version}: {result.score:g} / {result.max_score:g}",
+            "output": "\n".join([f"attnlab {result.harness_version}: {score_text(result.score, result.max_score)}",
                                  *(result.notebook or {}).get("notes", ())]),  # what a notebook's grading left out
             "visibility": "visible", "stdout_visibility": "hidden",
             "tests": [_gradescope_test(ex) for ex in result.exercises]}
@@ -134,4 +135,5 @@ def print_table(results: list[dict]) -> None:
             print(f"{r['submission']:<{width}}  {'not graded':>13}  {r['not_graded']}")
             continue
         passed = sum(e["status"] == Status.PASSED for e in r["exercises"])
-        print(f"{r['submission']:<{width}}  {r['score']:>6.2f} / {r['max_score']:<4g}  {passed}/{len(r['exercises'])}")
+        score = score_text(r["score"], r["max_score"])
+        print(f"{r['submission']:<{width}}  {score:>13}  {passed}/{len(r['exercises'])}")

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from attnlab.core.config import Limits
+from attnlab.core.results import score_text
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.submissions import Submission
 from attnlab.grade.sandbox import forkserver
@@ -110,7 +111,7 @@ def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
             if gradescope_single:
                 outputs.write_gradescope(out_dir / "results.json", result)
             (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
-        score = "not graded" if result.not_graded else f"{result.score:g} / {result.max_score:g}"
+        score = "not graded" if result.not_graded else score_text(result.score, result.max_score)
         progress.done(sub.name, f"{sub.name}: {score} ({result.duration_s:.1f} s)")
 
     pool = ThreadPoolExecutor(max_workers=jobs)
