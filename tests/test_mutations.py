@@ -16,6 +16,7 @@ import reference
 from attnlab.core import frameworks, paths
 from attnlab.core.diagnose import misconception_function
 from attnlab.core.impl import find_function
+from attnlab.core.precision import FLOAT32_PRECISION
 from attnlab.core.spec_load import load_course
 from attnlab.instructor.mutants import CORPUS_DIR, Mutant, caught_by, diagnoses, discover, evaluate, main
 
@@ -118,7 +119,7 @@ def test_file_is_a_documented_run_function(mutant):
     if mutant.kind == "bug":
         assigned = {getattr(t, "id", None) for node in tree.body for t in getattr(node, "targets", ())}
         assert "DIAGNOSIS" in assigned, f"{mutant.path}: set DIAGNOSIS (a misconception id, or None)"
-        ids = {m.id for m in exercise.misconceptions}
+        ids = {m.id for m in exercise.misconceptions} | {FLOAT32_PRECISION}  # every exercise's, built in
         assert {mutant.diagnosis, *mutant.also_diagnosed} - {None} <= ids, f"{mutant.path}: unknown id"
 
 
