@@ -167,3 +167,16 @@ def test_margins_pick_the_weakest_bug_and_the_riskiest_alternative():
                                         alt("safe", 0.01), alt("risky", 0.2, 0.7)])
     assert (closest_bug.mutant, closest_bug.case, closest_bug.ratio) == ("x/near", "c1", 3.0)
     assert (closest_alt.mutant, closest_alt.case, closest_alt.ratio) == ("x/risky", "c1", 0.7)
+
+
+def test_score_line_counts_caught_bugs_and_passing_alternatives():
+    from attnlab.core.results import CheckResult
+    from attnlab.core.status import Status
+    from attnlab.instructor.mutants import score_line
+
+    failed, passed = CheckResult("c", False, Status.FAILED), CheckResult("c", True, Status.PASSED)
+    evaluated = [(Mutant("x", "bug", paths.ROOT / "caught.py"), [passed, failed]),
+                 (Mutant("x", "bug", paths.ROOT / "escapes.py"), [passed]),
+                 (Mutant("x", "alt", paths.ROOT / "fine.py"), [passed]),
+                 (Mutant("x", "alt", paths.ROOT / "fails.py"), [failed])]
+    assert score_line("x", evaluated) == "x score: 1/2 bugs caught, 1/2 correct alternatives pass"

@@ -36,7 +36,8 @@ def graded(tmp_path_factory):
     out = root / "out"
     proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--assignment", "modern", "--seed", "3",
                            "--jobs", "2", "--out", str(out), str(paths.REFERENCE_DIR), str(paths.TEMPLATE_DIR),
-                           str(offset), str(in_place), str(float32_softmax)], capture_output=True, text=True, timeout=600, cwd=paths.ROOT)
+                           str(offset), str(in_place), str(float32_softmax)],
+                          capture_output=True, text=True, timeout=600, cwd=paths.ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return {p.stem: json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "grading-run"}
 

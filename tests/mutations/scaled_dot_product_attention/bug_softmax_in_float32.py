@@ -4,7 +4,6 @@ float64 call returns float64 weights with float32 precision (off by ~1e-7 relati
 
 import math
 
-import torch
 import torch.nn.functional as F
 
 DIAGNOSIS = "float32_precision"
