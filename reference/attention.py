@@ -192,11 +192,12 @@ def run_dropout(
     Args:
         in_features: tensor of any shape `*shape` (seed 001 applies it to attention weights).
         p: drop probability, 0 <= p <= 1. p == 0 keeps everything; p == 1 gives all zeros.
-        training: when False, return a copy of `in_features` unchanged.
+        training: when False, return `in_features` unchanged: a copy, or the input itself as torch.nn.Dropout
+            returns it (so at p = 0).
         generator: optional torch.Generator that all random draws come from (for reproducibility).
 
     Returns:
-        A new tensor of shape `*shape`, dtype and device of `in_features`.
+        A tensor of shape `*shape`, dtype and device of `in_features`: a new one while it drops anything.
 
     中文：反向缩放的 dropout：训练时以概率 p 置零，保留的元素乘以 1/(1-p)；推理时原样返回。
     """

@@ -20,32 +20,32 @@ from torch import Tensor
 
 
 def run_kv_cache_attention(
-    Q: Float[Tensor, "... t_new d"],
-    K: Float[Tensor, "... t_new d"],
-    V: Float[Tensor, "... t_new d"],
-    k_cache: Float[Tensor, "... t_past d"],
-    v_cache: Float[Tensor, "... t_past d"],
+    Q: Float[Tensor, "... t_new d_k"],
+    K: Float[Tensor, "... t_new d_k"],
+    V: Float[Tensor, "... t_new d_v"],
+    k_cache: Float[Tensor, "... t_past d_k"],
+    v_cache: Float[Tensor, "... t_past d_v"],
 ) -> tuple[
-    Float[Tensor, "... t_new d"],
-    Float[Tensor, "... t_past+t_new d"],
-    Float[Tensor, "... t_past+t_new d"],
+    Float[Tensor, "... t_new d_v"],
+    Float[Tensor, "... t_past+t_new d_k"],
+    Float[Tensor, "... t_past+t_new d_v"],
 ]:
     """Causal attention of the newest tokens over a key-value cache; returns the output and both caches extended.
 
     New token i is at absolute position t_past + i. It attends to every cached key (positions
-    0 .. t_past - 1) and to the new keys j <= i, with scores q·k / √d and a softmax over those keys.
+    0 .. t_past - 1) and to the new keys j <= i, with scores q·k / √d_k and a softmax over those keys.
     The new caches are torch.cat([k_cache, K], dim=-2) and torch.cat([v_cache, V], dim=-2): new tensors,
     the arguments are never modified. An empty cache (t_past = 0) makes this plain causal attention.
 
     Args:
-        Q: queries of the new tokens, shape (..., t_new, d), t_new >= 1.
-        K: keys of the new tokens, shape (..., t_new, d).
-        V: values of the new tokens, shape (..., t_new, d).
-        k_cache: keys of the t_past earlier tokens, shape (..., t_past, d), t_past >= 0.
-        v_cache: values of the t_past earlier tokens, shape (..., t_past, d).
+        Q: queries of the new tokens, shape (..., t_new, d_k), t_new >= 1.
+        K: keys of the new tokens, shape (..., t_new, d_k).
+        V: values of the new tokens, shape (..., t_new, d_v); d_v may differ from d_k.
+        k_cache: keys of the t_past earlier tokens, shape (..., t_past, d_k), t_past >= 0.
+        v_cache: values of the t_past earlier tokens, shape (..., t_past, d_v).
 
     Returns:
-        (output, new_k_cache, new_v_cache): output (..., t_new, d) and the caches (..., t_past + t_new, d),
+        (output, new_k_cache, new_v_cache): output (..., t_new, d_v) and the caches (..., t_past + t_new, d_k or d_v),
         all in the dtype and on the device of Q.
 
     中文：带 KV 缓存的因果注意力：第 i 个新词元位于绝对位置 t_past + i，可以关注所有缓存的键以及 j <= i 的新键；

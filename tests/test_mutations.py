@@ -16,6 +16,7 @@ import reference
 from attnlab.core import frameworks, paths
 from attnlab.core.diagnose import misconception_function
 from attnlab.core.impl import find_function
+from attnlab.core.precision import FLOAT32_PRECISION
 from attnlab.core.spec_load import load_course
 from attnlab.instructor.mutants import CORPUS_DIR, Mutant, caught_by, diagnoses, discover, evaluate, main
 
@@ -118,7 +119,7 @@ def test_file_is_a_documented_run_function(mutant):
     if mutant.kind == "bug":
         assigned = {getattr(t, "id", None) for node in tree.body for t in getattr(node, "targets", ())}
         assert "DIAGNOSIS" in assigned, f"{mutant.path}: set DIAGNOSIS (a misconception id, or None)"
-        ids = {m.id for m in exercise.misconceptions}
+        ids = {m.id for m in exercise.misconceptions} | {FLOAT32_PRECISION}  # every exercise's, built in
         assert {mutant.diagnosis, *mutant.also_diagnosed} - {None} <= ids, f"{mutant.path}: unknown id"
 
 
@@ -166,3 +167,16 @@ def test_margins_pick_the_weakest_bug_and_the_riskiest_alternative():
                                         alt("safe", 0.01), alt("risky", 0.2, 0.7)])
     assert (closest_bug.mutant, closest_bug.case, closest_bug.ratio) == ("x/near", "c1", 3.0)
     assert (closest_alt.mutant, closest_alt.case, closest_alt.ratio) == ("x/risky", "c1", 0.7)
+
+
+def test_score_line_counts_caught_bugs_and_passing_alternatives():
+    from attnlab.core.results import CheckResult
+    from attnlab.core.status import Status
+    from attnlab.instructor.mutants import score_line
+
+    failed, passed = CheckResult("c", False, Status.FAILED), CheckResult("c", True, Status.PASSED)
+    evaluated = [(Mutant("x", "bug", paths.ROOT / "caught.py"), [passed, failed]),
+                 (Mutant("x", "bug", paths.ROOT / "escapes.py"), [passed]),
+                 (Mutant("x", "alt", paths.ROOT / "fine.py"), [passed]),
+                 (Mutant("x", "alt", paths.ROOT / "fails.py"), [failed])]
+    assert score_line("x", evaluated) == "x score: 1/2 bugs caught, 1/2 correct alternatives pass"

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from attnlab.core import precision
 from attnlab.core.compare import matches, tolerance_for
 from attnlab.core.outputs import Output, as_output, parts
 from attnlab.core.spec import ExerciseSpec, Misconception
@@ -42,12 +43,15 @@ def same_output(exercise: ExerciseSpec, got: Output, candidate: Output) -> bool:
         matches(g, c, tolerance_for(exercise.tolerance, g.dtype)) for g, c in zip(got_parts, candidate_parts))
 
 
-def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *,
+def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *, expected: Output | None = None,
              stored: dict[str, Output] | None = None,
              live: Callable[[Misconception], Output | None] | None = None) -> Misconception | None:
-    """The first misconception whose output equals `got` (within tolerance) on these inputs: computed
-    live when the reference package is here (by `live` where given, else on `args`), else read from the
-    fixture (`stored`)."""
+    """Float32 precision in a float64 output where `got` is `expected` but for float32 rounding
+    (attnlab.core.precision), else the first misconception whose output equals `got` (within tolerance) on
+    these inputs: computed live when the reference package is here (by `live` where given, else on `args`),
+    else read from the fixture (`stored`)."""
+    if precision.lost_to_float32(exercise, got, expected):
+        return precision.diagnosis()
     for misconception in exercise.misconceptions:
         if stored is not None:
             candidate = stored.get(misconception.id)

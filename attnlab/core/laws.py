@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from attnlab.core import paths
+from attnlab.core import paths, precision
 from attnlab.core.compare import compare, tolerance_for
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import CheckFailure, NotRun
@@ -112,7 +112,10 @@ def base_args(ctx, case_name: str) -> dict[str, Any]:
 def expect_close(ctx, got: torch.Tensor, expected: torch.Tensor, what: Message) -> None:
     mismatch = compare(got, expected, tolerance_for(ctx.exercise.tolerance, got.dtype))
     if mismatch is not None:
-        raise CheckFailure("law_detail", what=what, detail=mismatch)
+        failure = CheckFailure("law_detail", what=what, detail=mismatch)
+        if precision.float32_sized(got, expected, ctx.exercise):  # say so, not the exercise's general hint
+            failure = failure.with_hint(Message("hint_float32_precision"))
+        raise failure
 
 
 def noise(like: torch.Tensor, seed: int) -> torch.Tensor:

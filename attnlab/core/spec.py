@@ -92,6 +92,23 @@ class Output:
 
     name: str
     like: str | None
+    # the output may be the argument it is `like` itself (not a new tensor) when a call's arguments hold all
+    # the values of one of these mappings: where the framework's own operation returns its input (dropout in
+    # eval mode or with p = 0: torch.nn.Dropout, mindspore.nn.Dropout)
+    identity_when: tuple[Mapping[str, Any], ...] = ()
+
+    def may_be_input(self, args: Mapping[str, Any]) -> bool:
+        return any(all(_same_value(args.get(name, _ABSENT), value) for name, value in when.items())
+                   for when in self.identity_when)
+
+
+_ABSENT = object()
+
+
+def _same_value(got: Any, wanted: Any) -> bool:
+    """A call's plain argument equals a spec's value (False is not 0; a tensor or generator never matches)."""
+    plain = (bool, int, float, str, type(None))
+    return (isinstance(got, plain) and isinstance(got, bool) == isinstance(wanted, bool) and got == wanted)
 
 
 @dataclass(frozen=True)

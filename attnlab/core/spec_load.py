@@ -215,12 +215,30 @@ def returns(node: Node, cases: tuple[CaseSpec, ...]) -> tuple[Output, ...]:
         return (Output("output", first),)
     outputs = []
     for item in listed:
-        item.only({"name", "like"})
+        item.only({"name", "like", "identity_when"})
         like = item.get("like", (str, type(None)), first)
         if like is not None and like not in cases[0].args:
             raise item.child("like").fail(f"an argument of the cases: one of {sorted(cases[0].args)}", like)
-        outputs.append(Output(item.get("name", str), like))
+        outputs.append(Output(item.get("name", str), like, identity_when(item, like, cases)))
     return tuple(outputs)
+
+
+def identity_when(item: Node, like: str | None, cases: tuple[CaseSpec, ...]) -> tuple[dict[str, Any], ...]:
+    """`identity_when:`: mappings of arguments to plain values under which the output may be its `like`
+    argument itself (spec.Output.identity_when)."""
+    conditions = item.sequence("identity_when", required=False)
+    if conditions and like is None:
+        raise item.child("like").fail("the argument the output may be (identity_when needs one)", like)
+    arguments = {name for case in cases for name in case.args}
+    for when in conditions:
+        if not isinstance(when.value, dict) or not when.value:
+            raise when.fail("a mapping of argument names to values, e.g. {training: false}", when.value)
+        for name, value in when.items():
+            if name not in arguments:
+                raise value.fail(f"an argument of the cases: one of {sorted(arguments)}", name)
+            if not isinstance(value.value, (bool, int, float, str)):
+                raise value.fail("a plain value (boolean, number or string)", value.value)
+    return tuple(dict(when.value) for when in conditions)
 
 
 def exercise(path: Path, node: Node) -> ExerciseSpec:

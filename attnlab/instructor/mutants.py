@@ -15,10 +15,11 @@ flagged as soon as it behaves, so the marker is removed when the gap is closed).
     python -m attnlab.instructor.mutants --framework jax     # one framework's entries (default: every
                                                              # framework installed here; others are listed)
 
-Each exercise ends with its margins: the bug whose output comes closest to passing (its smallest error as
-a multiple of the tolerance, over the cases that compare values: the larger, the safer the tolerance) and
-the correct alternative that comes closest to failing (its largest; below 1 passes). A bug caught only by
-laws, shapes or errors has no such ratio and is not in the first figure.
+Each exercise ends with its mutation score (bugs caught, alternatives passing) and its margins: the bug
+whose output comes closest to passing (its smallest error as a multiple of the tolerance, over the cases
+that compare values: the larger, the safer the tolerance) and the correct alternative that comes closest to
+failing (its largest; below 1 passes). A bug caught only by laws, shapes or errors has no such ratio and is
+not in the first figure.
 
 Exit status 1 when a bug escapes every check or is not diagnosed as its DIAGNOSIS says, an alternative
 fails a check, or a PENDING entry already behaves.
@@ -198,6 +199,14 @@ def margin_line(exercise: str, evaluated: list[tuple[Mutant, list[CheckResult]]]
     return f"{exercise} margins: " + "; ".join(said)
 
 
+def score_line(exercise: str, evaluated: list[tuple[Mutant, list[CheckResult]]]) -> str:
+    """The exercise's mutation score: bugs some check catches, and correct alternatives that pass every one."""
+    bugs = [bool(caught_by(results)) for mutant, results in evaluated if mutant.kind == "bug"]
+    alts = [not caught_by(results) for mutant, results in evaluated if mutant.kind == "alt"]
+    return (f"{exercise} score: {sum(bugs)}/{len(bugs)} bugs caught, "
+            f"{sum(alts)}/{len(alts)} correct alternatives pass")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("exercise_id", nargs="?", help="only this exercise id (its quality report)")
@@ -229,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                 tally[kind, verdict(mutant, results)] += 1
                 print(describe(mutant, results))
         print(margin_line(exercise, evaluated))
+        print(score_line(exercise, evaluated))
     print(" · ".join(f"{sum(tally[kind, v] for v in ('ok', 'pending', 'problem'))} {kind}s: "
                      f"{tally[kind, 'ok']} {'caught as declared' if kind == 'bug' else 'pass'}, "
                      f"{tally[kind, 'pending']} pending, {tally[kind, 'problem']} with problems"

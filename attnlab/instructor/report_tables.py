@@ -8,6 +8,7 @@ escaped by the template. Status words come from the catalogue ("status.<value>")
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from attnlab.core import precision
 from attnlab.core.i18n import known, t
 from attnlab.core.spec import Course
 from attnlab.core.status import Status
@@ -55,7 +56,8 @@ class ExerciseStats:
 def _new_stats(exercise_id: str, max_score: float, course: Course | None, lang: str) -> ExerciseStats:
     spec = next((e for e in course.exercises if e.id == exercise_id), None) if course else None
     return ExerciseStats(id=exercise_id, title=spec.title.get(lang) if spec else "", max_score=max_score,
-                         messages={m.id: m.message.get(lang) for m in getattr(spec, "misconceptions", ())})
+                         messages={m.id: m.message.get(lang) for m in (precision.diagnosis(),
+                                                                       *getattr(spec, "misconceptions", ()))})
 
 
 def exercise_stats(results: list[dict], course: Course | None, lang: str) -> list[ExerciseStats]:

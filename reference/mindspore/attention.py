@@ -203,13 +203,14 @@ def run_dropout(
     Args:
         in_features: mindspore.Tensor of any shape `*shape` (seed 001 applies it to attention weights).
         p: drop probability, 0 <= p <= 1. p == 0 keeps everything; p == 1 gives all zeros.
-        training: when False, return a copy of `in_features` unchanged.
+        training: when False, return `in_features` unchanged: a copy, or the input itself as nn.Dropout
+            returns it (so at p = 0).
         generator: optional int seed, 1 <= generator < 2**31, that the random draws come from: the same
             seed must give the same mask (MindSpore 2.10's random ops that take a mindspore.Generator have
             no CPU kernel, so the seed is passed instead).
 
     Returns:
-        A new mindspore.Tensor of shape `*shape` and the dtype of `in_features`.
+        A mindspore.Tensor of shape `*shape` and the dtype of `in_features`: a new one while it drops anything.
 
     中文：反向缩放的 dropout：训练时以概率 p 置零，保留的元素乘以 1/(1-p)；推理时原样返回。generator 是一个整数种子。
     """

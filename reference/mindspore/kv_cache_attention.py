@@ -24,28 +24,28 @@ def _cache_causal_mask(t_past: int, t_new: int) -> mindspore.Tensor:
 
 
 def _attend(q, k, v, allowed) -> mindspore.Tensor:
-    """softmax(q kᵀ / √d + mask) v over the last two axes."""
+    """softmax(q kᵀ / √d_k + mask) v over the last two axes (d_k: q's last axis)."""
     scores = ops.matmul(q, k.swapaxes(-2, -1)) / q.shape[-1] ** 0.5  # (..., t_new, t_total)
     scores = ops.masked_fill(scores, ~allowed, float("-inf"))  # every row keeps at least its own key
-    return ops.matmul(nn.Softmax(axis=-1)(scores), v)  # (..., t_new, d)
+    return ops.matmul(nn.Softmax(axis=-1)(scores), v)  # (..., t_new, d_v)
 # END SOLUTION
 
 
 def run_kv_cache_attention(
-    Q: Float[mindspore.Tensor, "... t_new d"],
-    K: Float[mindspore.Tensor, "... t_new d"],
-    V: Float[mindspore.Tensor, "... t_new d"],
-    k_cache: Float[mindspore.Tensor, "... t_past d"],
-    v_cache: Float[mindspore.Tensor, "... t_past d"],
+    Q: Float[mindspore.Tensor, "... t_new d_k"],
+    K: Float[mindspore.Tensor, "... t_new d_k"],
+    V: Float[mindspore.Tensor, "... t_new d_v"],
+    k_cache: Float[mindspore.Tensor, "... t_past d_k"],
+    v_cache: Float[mindspore.Tensor, "... t_past d_v"],
 ) -> tuple[
-    Float[mindspore.Tensor, "... t_new d"],
-    Float[mindspore.Tensor, "... t_past+t_new d"],
-    Float[mindspore.Tensor, "... t_past+t_new d"],
+    Float[mindspore.Tensor, "... t_new d_v"],
+    Float[mindspore.Tensor, "... t_past+t_new d_k"],
+    Float[mindspore.Tensor, "... t_past+t_new d_v"],
 ]:
     """Causal attention of the newest tokens over a key-value cache; returns the output and both caches extended.
 
     New token i is at absolute position t_past + i. It attends to every cached key (positions
-    0 .. t_past - 1) and to the new keys j <= i, with scores q·k / √d and a softmax over those keys.
+    0 .. t_past - 1) and to the new keys j <= i, with scores q·k / √d_k and a softmax over those keys.
     The new caches are ops.cat((k_cache, K), axis=-2) and ops.cat((v_cache, V), axis=-2): new tensors,
     the arguments are never modified. An empty cache (t_past = 0) makes this plain causal attention.
     Beware in MindSpore 2.10 on the CPU: a matmul whose shared axis is empty (weights of shape (..., t_new, 0)
@@ -53,14 +53,14 @@ def run_kv_cache_attention(
     before multiplying, or skip the cached part when t_past is 0.
 
     Args:
-        Q: queries of the new tokens, shape (..., t_new, d), t_new >= 1.
-        K: keys of the new tokens, shape (..., t_new, d).
-        V: values of the new tokens, shape (..., t_new, d).
-        k_cache: keys of the t_past earlier tokens, shape (..., t_past, d), t_past >= 0.
-        v_cache: values of the t_past earlier tokens, shape (..., t_past, d).
+        Q: queries of the new tokens, shape (..., t_new, d_k), t_new >= 1.
+        K: keys of the new tokens, shape (..., t_new, d_k).
+        V: values of the new tokens, shape (..., t_new, d_v); d_v may differ from d_k.
+        k_cache: keys of the t_past earlier tokens, shape (..., t_past, d_k), t_past >= 0.
+        v_cache: values of the t_past earlier tokens, shape (..., t_past, d_v).
 
     Returns:
-        (output, new_k_cache, new_v_cache): output (..., t_new, d) and the caches (..., t_past + t_new, d),
+        (output, new_k_cache, new_v_cache): output (..., t_new, d_v) and the caches (..., t_past + t_new, d_k or d_v),
         all mindspore.Tensor in the dtype of Q.
 
     中文：带 KV 缓存的因果注意力：第 i 个新词元位于绝对位置 t_past + i，可以关注所有缓存的键以及 j <= i 的新键；
@@ -69,9 +69,9 @@ def run_kv_cache_attention(
     或在 t_past 为 0 时跳过缓存部分。
     """
     # BEGIN SOLUTION
-    new_k_cache = ops.cat((k_cache, K), axis=-2)  # (..., t_past + t_new, d): positions in order
-    new_v_cache = ops.cat((v_cache, V), axis=-2)  # (..., t_past + t_new, d)
+    new_k_cache = ops.cat((k_cache, K), axis=-2)  # (..., t_past + t_new, d_k): positions in order
+    new_v_cache = ops.cat((v_cache, V), axis=-2)  # (..., t_past + t_new, d_v)
     allowed = _cache_causal_mask(k_cache.shape[-2], Q.shape[-2])  # (t_new, t_past + t_new)
-    output = _attend(Q, new_k_cache, new_v_cache, allowed)  # (..., t_new, d)
+    output = _attend(Q, new_k_cache, new_v_cache, allowed)  # (..., t_new, d_v)
     return output, new_k_cache, new_v_cache
     # END SOLUTION

@@ -171,12 +171,12 @@ def run_dropout(
     Args:
         in_features: jax.Array of any shape `*shape` (seed 001 applies it to attention weights).
         p: drop probability, 0 <= p <= 1. p == 0 keeps everything; p == 1 gives all zeros.
-        training: when False, return a copy of `in_features` unchanged (a new array: not the input itself).
+        training: when False, return `in_features` unchanged: a copy, or the input itself (so at p = 0).
         generator: a JAX PRNG key, as made by jax.random.key(seed) (the grader passes one); required while
             training with 0 < p < 1.
 
     Returns:
-        A new jax.Array of shape `*shape` and the dtype of `in_features`.
+        A jax.Array of shape `*shape` and the dtype of `in_features`: a new one while it drops anything.
 
     中文：反向缩放的 dropout：训练时以概率 p 置零，保留的元素乘以 1/(1-p)；推理时原样返回。
     随机数来自 PRNG 密钥 generator（jax.random.key(seed)），同一个密钥给出同一个掩码。

@@ -176,13 +176,13 @@ def run_dropout(
     Args:
         in_features: numpy.ndarray of any shape `*shape` (seed 001 applies it to attention weights).
         p: drop probability, 0 <= p <= 1. p == 0 keeps everything; p == 1 gives all zeros.
-        training: when False, return a copy of `in_features` unchanged.
+        training: when False, return `in_features` unchanged: a copy, or the input itself (so at p = 0).
         generator: optional numpy.random.Generator (np.random.default_rng(seed)) that all random draws
             come from, for reproducibility; never NumPy's global np.random functions. When None, use a new
             np.random.default_rng().
 
     Returns:
-        A new numpy.ndarray of shape `*shape` and the dtype of `in_features` (never the input itself).
+        A numpy.ndarray of shape `*shape` and the dtype of `in_features`: a new one while it drops anything.
 
     中文：反向缩放的 dropout：训练时以概率 p 置零，保留的元素乘以 1/(1-p)；推理时返回输入的副本；随机数只从
     numpy.random.Generator 类型的 generator 抽取。

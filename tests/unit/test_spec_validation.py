@@ -98,3 +98,13 @@ def test_law_references_name_a_case_and_its_arguments(spec_dir):
 def test_a_broken_exercise_module_names_its_file(spec_dir):
     (spec_dir / "rope.py").write_text("import no_such_module\n")
     expect_error(spec_dir, "rope.py", "cannot be imported", "no_such_module")
+
+
+def test_identity_when_names_only_arguments_of_the_cases(spec_dir):
+    edit(spec_dir / "dropout.yaml", lambda d: d["returns"][0].update(identity_when=[{"trainng": False}]))
+    expect_error(spec_dir, "dropout.yaml", "returns[0].identity_when[0].trainng", "'training'")
+
+
+def test_identity_when_holds_plain_values(spec_dir):
+    edit(spec_dir / "dropout.yaml", lambda d: d["returns"][0].update(identity_when=[{"p": [0.0]}]))
+    expect_error(spec_dir, "dropout.yaml", "returns[0].identity_when[0].p", "plain value")

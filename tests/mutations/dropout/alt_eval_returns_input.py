@@ -1,9 +1,7 @@
-"""Returns the input tensor itself when training=False; the caller then holds two names for one tensor,
-and an in-place change to the output would change the input (the exercise asks for a new tensor)."""
+"""Returns the input tensor itself when training=False, as torch.nn.functional.dropout and torch.nn.Dropout do
+in eval mode: the values are unchanged, which is all eval mode asks (spec/dropout.yaml identity_when)."""
 
 import torch
-
-DIAGNOSIS = None
 
 
 def run_dropout(in_features, p, training=True, generator=None):
