@@ -53,7 +53,7 @@ class ArgRecipe:
     @property
     def is_float_data(self) -> bool:
         """A floating-point tensor of data (not a mask): outputs keep the dtype and device of such inputs."""
-        return self.kind in ("tensor", "literal")
+        return self.kind == "tensor" or (self.kind == "literal" and self.dtype in TENSOR_DTYPES)
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,9 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             raise node.child(kind).fail("a list of non-negative integers (the shape)", shape)
         fields["shape"] = tuple(shape)
-    dtypes = {"positions": ("int64",), "mask": ("bool", "float32", "float64")}.get(kind, TENSOR_DTYPES)
+    # a literal may be integer data (a paged cache's block tables): never jittered, never float data
+    dtypes = {"positions": ("int64",), "mask": ("bool", "float32", "float64"),
+              "literal": (*TENSOR_DTYPES, "int64")}.get(kind, TENSOR_DTYPES)
     fields["dtype"] = node.one_of("dtype", dtypes, dtypes[0])
     fields["layout"] = node.one_of("layout", ("contiguous", "transposed", "strided"), "contiguous")
     if kind == "tensor":
