@@ -201,6 +201,7 @@ class Assignment:
     total_points: float
     exercise_ids: tuple[str, ...]
     framework: str = "torch"  # what students write it in (one of FRAMEWORKS)
+    libraries: tuple[str, ...] = ()  # what its code may import besides the course's (installed only for it)
 
 
 @dataclass(frozen=True)

@@ -392,7 +392,8 @@ def load_course(spec_dir: Path, assignment: str | None = None, framework: str | 
                             f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
     loaded = {i: ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex for i, ex in loaded.items()}
     return Course(title=chosen.title, total_points=chosen.total_points,
-                  exercises=tuple(loaded[i] for i in chosen.exercise_ids), libraries=libraries(node),
+                  exercises=tuple(loaded[i] for i in chosen.exercise_ids),
+                  libraries=tuple(dict.fromkeys((*libraries(node), *chosen.libraries))),
                   assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
 
 
@@ -403,13 +404,13 @@ def assignment_framework(spec_dir: Path, assignment: str | None = None) -> str:
 
 
 def _assignment(node: Node) -> Assignment:
-    node.only({"id", "title", "total_points", "framework", "exercises"})
+    node.only({"id", "title", "total_points", "framework", "exercises", "libraries"})
     exercise_ids = tuple(n.value for n in node.sequence("exercises"))
     if not exercise_ids or not all(isinstance(i, str) for i in exercise_ids):
         raise node.child("exercises").fail("a list of exercise ids", list(exercise_ids))
     return Assignment(id=node.get("id", str), title=text(node, "title"),
                       total_points=float(node.get("total_points", (int, float))), exercise_ids=exercise_ids,
-                      framework=node.one_of("framework", FRAMEWORKS, "torch"))
+                      framework=node.one_of("framework", FRAMEWORKS, "torch"), libraries=libraries(node))
 
 
 def _choose(assignments: tuple[Assignment, ...], wanted: str | None, node: Node) -> Assignment:
