@@ -65,7 +65,8 @@ def latent_absorbed_equals_naive(ctx, examples: int = 10) -> None:
     """For drawn head counts and sizes, the output equals MLA's decode form computed here in float64."""
     calls = []
     for e in drawn("latent_absorbed_equals_naive", examples):
-        h, dn, dr, dv, dl, dm, seed = (e[k] for k in ("heads", "d_nope", "d_rope", "d_v", "d_latent", "d_model", "seed"))
+        h, dn, dr, dv, dl, dm = (e[k] for k in ("heads", "d_nope", "d_rope", "d_v", "d_latent", "d_model"))
+        seed = e["seed"]
         calls.append({"d_model": dm, "num_heads": h, "d_nope": dn, "d_rope": dr, "theta": 10000.0,
                       "q_proj_weight": noise(torch.empty(h * (dn + dr), dm), seed) * 0.5,
                       "kv_down_proj_weight": noise(torch.empty(dl + dr, dm), seed + 1) * 0.5,
@@ -81,7 +82,9 @@ def latent_absorbed_equals_naive(ctx, examples: int = 10) -> None:
 
 def example(g: torch.Generator, lead: tuple[int, ...], dtype: torch.dtype) -> Example:
     kwargs = {"d_model": 8, "num_heads": 2, "d_nope": 2, "d_rope": 2, "theta": 10000.0,
-              "q_proj_weight": randn(g, 8, 8, dtype=dtype) * 0.5, "kv_down_proj_weight": randn(g, 5, 8, dtype=dtype) * 0.5,
-              "kv_up_proj_weight": randn(g, 10, 3, dtype=dtype) * 0.5, "o_proj_weight": randn(g, 8, 6, dtype=dtype) * 0.5,
+              "q_proj_weight": randn(g, 8, 8, dtype=dtype) * 0.5,
+              "kv_down_proj_weight": randn(g, 5, 8, dtype=dtype) * 0.5,
+              "kv_up_proj_weight": randn(g, 10, 3, dtype=dtype) * 0.5,
+              "o_proj_weight": randn(g, 8, 6, dtype=dtype) * 0.5,
               "in_features": randn(g, *lead, 5, 8, dtype=dtype)}
     return Example(kwargs, ("in_features",), 8, causal=True)

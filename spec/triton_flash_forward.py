@@ -42,7 +42,7 @@ def triton_flash_equals_attention(ctx, examples: int = 4) -> None:
     for call, (O, L) in zip(calls, ctx.outputs(calls)):
         s = scaled_scores(call["Q"], call["K"], call["is_causal"])
         about = {"q": tuple(call["Q"].shape), "k": tuple(call["K"].shape), "is_causal": call["is_causal"]}
-        expect_close(ctx, O, torch.softmax(s, -1) @ call["V"].double(),
-                     Message("triton_flash_forward.not_attention", {**about, "name": "O", "what": "softmax(Q Kᵀ / √d) V"}))
-        expect_close(ctx, L, torch.logsumexp(s, -1),
-                     Message("triton_flash_forward.not_attention", {**about, "name": "L", "what": "logsumexp(Q Kᵀ / √d)"}))
+        for name, got, expected, what in (("O", O, torch.softmax(s, -1) @ call["V"].double(), "softmax(Q Kᵀ / √d) V"),
+                                          ("L", L, torch.logsumexp(s, -1), "logsumexp(Q Kᵀ / √d)")):
+            expect_close(ctx, got, expected,
+                         Message("triton_flash_forward.not_attention", {**about, "name": name, "what": what}))

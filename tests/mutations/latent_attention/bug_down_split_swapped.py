@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'down_split_swapped'
+DIAGNOSIS = "down_split_swapped"
 
 
 def rope(x, positions, theta):

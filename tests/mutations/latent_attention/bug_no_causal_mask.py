@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'no_causal_mask'
+DIAGNOSIS = "no_causal_mask"
 
 
 def rope(x, positions, theta):

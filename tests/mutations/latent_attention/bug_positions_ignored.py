@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'positions_ignored'
+DIAGNOSIS = "positions_ignored"
 
 
 def rope(x, positions, theta):

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'rope_halves'
+DIAGNOSIS = "rope_halves"
 
 
 def rope(x, positions, theta):

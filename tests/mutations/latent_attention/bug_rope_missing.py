@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'rope_missing'
+DIAGNOSIS = "rope_missing"
 
 
 def rope(x, positions, theta):
@@ -21,13 +21,12 @@ def run_latent_attention(d_model, num_heads, d_nope, d_rope, theta, q_proj_weigh
     seq = x.shape[-2]
     d_latent = kv_up_proj_weight.shape[1]
     d_v = kv_up_proj_weight.shape[0] // num_heads - d_nope
-    positions = torch.arange(seq, device=x.device) if token_positions is None else token_positions
     q = (x @ q_proj_weight.float().T).view(*b_s, num_heads, d_nope + d_rope).transpose(-3, -2)
     q_nope, q_rope = q[..., :d_nope], q[..., d_nope:]
     latent, k_rope = (x @ kv_down_proj_weight.float().T).split([d_latent, d_rope], dim=-1)
     kv = (latent @ kv_up_proj_weight.float().T).view(*b_s, num_heads, d_nope + d_v).transpose(-3, -2)
     k_nope, v = kv[..., :d_nope], kv[..., d_nope:]
-    q_rope = q_rope
+    # q_rope left as it is
     k_rope = k_rope.unsqueeze(-3)
     scores = (q_nope @ k_nope.transpose(-2, -1) + q_rope @ k_rope.transpose(-2, -1)) / math.sqrt(d_nope + d_rope)
     scores = scores.masked_fill(torch.ones(seq, seq, dtype=torch.bool, device=x.device).triu(1), float("-inf"))

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'scale_without_rope_dims'
+DIAGNOSIS = "scale_without_rope_dims"
 
 
 def rope(x, positions, theta):

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-DIAGNOSIS = 'up_split_not_per_head'
+DIAGNOSIS = "up_split_not_per_head"
 
 
 def rope(x, positions, theta):
