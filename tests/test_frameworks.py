@@ -24,13 +24,15 @@ NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
         "sliding_window_attention", "flash_attention", "attention_backward")},
     ("mindspore", "rope"): {"bfloat16", "bfloat16_large_positions"},
     ("mindspore", "kv_cache_attention"): {"bfloat16_decode"},
+    # Triton's interpreter computes bfloat16 on its bit patterns: counted on CUDA only (docs/triton.md)
+    ("torch", "triton_flash_forward"): {"bfloat16"},
 }
 # NumPy has no autograd: the gradient law of every other exercise that has one is not applicable either
 NOT_APPLICABLE.update({("numpy", exercise): {"gradient"} for exercise in (
     "simple_self_attention", "scaled_dot_product_attention", "self_attention", "causal_attention",
     "multihead_attention_wrapper", "multihead_self_attention", "gpt2_causal_self_attention", "rope",
     "multihead_self_attention_with_rope", "cross_attention", "kv_cache_attention", "grouped_query_attention",
-    "sliding_window_attention")})
+    "sliding_window_attention", "latent_attention")})
 
 
 def written(framework: str) -> list[ExerciseSpec]:

@@ -7,6 +7,7 @@ failing (and the marker must go) as soon as the gap is closed.
 """
 
 import ast
+import importlib.util
 import inspect
 from functools import cache
 
@@ -15,6 +16,7 @@ import pytest
 import reference
 from attnlab.core import frameworks, paths
 from attnlab.core.diagnose import misconception_function
+from attnlab.core.frameworks.kernels import KERNELS_ONLY
 from attnlab.core.impl import find_function
 from attnlab.core.precision import FLOAT32_PRECISION
 from attnlab.core.spec_load import load_course
@@ -50,6 +52,8 @@ def _results(mutant: Mutant):
 def results(mutant: Mutant):
     if not frameworks.adapter(mutant.framework).available():  # CI installs each (README: Frameworks)
         pytest.skip(f"{mutant.framework} is not installed here")
+    if KERNELS_ONLY in COURSE.find(mutant.exercise).forbidden and importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not installed here (pip install -e '.[triton]')")
     return _results(mutant)
 
 

@@ -111,7 +111,7 @@ def build_arg(r: ArgRecipe, *, seed: int, fresh: bool = False) -> Any:
         return int(torch.randint(low, high + 1, (), generator=_generator(seed)))
     if r.kind == "literal":
         t = torch.tensor(r.value, dtype=torch.float64)
-        if fresh:
+        if fresh and r.dtype != "int64":  # integers (block tables, lengths) are structure, kept as written
             t = t + 0.1 * torch.randn(t.shape, generator=_generator(seed), dtype=torch.float64)
         t = t.to(DTYPES[r.dtype])
     elif r.kind == "positions":

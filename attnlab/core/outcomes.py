@@ -52,6 +52,15 @@ class ForbiddenCall(Outcome):
         self.call = call
 
 
+class KernelRuleBroken(ForbiddenCall):
+    """A Triton exercise's result did not come from a kernel (torch arithmetic in the launcher, no launch):
+    scored like a forbidden call, with its own words (attnlab.core.frameworks.kernels)."""
+
+    def __init__(self, key: str, /, **values: Any):
+        Outcome.__init__(self, key, **values)
+        self.call = None
+
+
 class SubmissionError(Outcome):
     """The submission raised, could not be imported, or returned something that is not a tensor."""
 

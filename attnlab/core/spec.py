@@ -55,7 +55,7 @@ class ArgRecipe:
     @property
     def is_float_data(self) -> bool:
         """A floating-point tensor of data (not a mask): outputs keep the dtype and device of such inputs."""
-        return self.kind in ("tensor", "literal")
+        return self.kind == "tensor" or (self.kind == "literal" and self.dtype in TENSOR_DTYPES)
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,7 @@ class Assignment:
     total_points: float
     exercise_ids: tuple[str, ...]
     framework: str  # what students write it in (one of FRAMEWORKS; course.yaml's default: DEFAULT_FRAMEWORK)
+    libraries: tuple[str, ...] = ()  # what its code may import besides the course's (installed only for it)
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,9 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             raise node.child(kind).fail("a list of non-negative integers (the shape)", shape)
         fields["shape"] = tuple(shape)
-    dtypes = {"positions": ("int64",), "mask": ("bool", "float32", "float64")}.get(kind, TENSOR_DTYPES)
+    # a literal may be integer data (a paged cache's block tables): never jittered, never float data
+    dtypes = {"positions": ("int64",), "mask": ("bool", "float32", "float64"),
+              "literal": (*TENSOR_DTYPES, "int64")}.get(kind, TENSOR_DTYPES)
     fields["dtype"] = node.one_of("dtype", dtypes, dtypes[0])
     fields["layout"] = node.one_of("layout", ("contiguous", "transposed", "strided"), "contiguous")
     if kind == "tensor":
@@ -343,7 +345,8 @@ def load_course(spec_dir: Path, assignment: str | None = None, framework: str | 
                             f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
     loaded = {i: ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex for i, ex in loaded.items()}
     return Course(title=chosen.title, total_points=chosen.total_points,
-                  exercises=tuple(loaded[i] for i in chosen.exercise_ids), libraries=libraries(node),
+                  exercises=tuple(loaded[i] for i in chosen.exercise_ids),
+                  libraries=tuple(dict.fromkeys((*libraries(node), *chosen.libraries))),
                   assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
 
 
@@ -354,13 +357,13 @@ def assignment_framework(spec_dir: Path, assignment: str | None = None) -> str:
 
 
 def _assignment(node: Node) -> Assignment:
-    node.only({"id", "title", "total_points", "framework", "exercises"})
+    node.only({"id", "title", "total_points", "framework", "exercises", "libraries"})
     exercise_ids = tuple(n.value for n in node.sequence("exercises"))
     if not exercise_ids or not all(isinstance(i, str) for i in exercise_ids):
         raise node.child("exercises").fail("a list of exercise ids", list(exercise_ids))
     return Assignment(id=node.get("id", str), title=text(node, "title"),
                       total_points=float(node.get("total_points", (int, float))), exercise_ids=exercise_ids,
-                      framework=node.one_of("framework", FRAMEWORKS, DEFAULT_FRAMEWORK))
+                      framework=node.one_of("framework", FRAMEWORKS, DEFAULT_FRAMEWORK), libraries=libraries(node))
 
 
 def _choose(assignments: tuple[Assignment, ...], wanted: str | None, node: Node) -> Assignment:

@@ -192,6 +192,7 @@ def course_schema() -> dict:
     defs = definitions(Assignment)
     defs["Assignment"]["properties"]["exercises"] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
     defs["Assignment"]["required"].append("exercises")
+    defs["Assignment"]["properties"]["libraries"] = {"type": "array", "items": {"type": "string"}}
     course = {"type": "object", "additionalProperties": False, "required": ["title", "assignments"],
               "properties": {"title": TEXT, "libraries": {"type": "array", "items": {"type": "string"}},
                              "assignments": {"type": "array", "items": {"$ref": "#/$defs/Assignment"},

@@ -3,6 +3,24 @@
 MESSAGES: dict[str, dict[str, str]] = {
     "forbidden_call": {"en": "{exercise}: the forbidden call {call} was used",
                        "zh": "{exercise}：使用了禁止的调用 {call}"},
+    # a Triton exercise (attnlab.core.frameworks.kernels): the result must come from @triton.jit kernels
+    "kernel_torch_outside": {
+        "en": "{exercise}: the launcher computed with torch ({op}) outside a Triton kernel: outside @triton.jit "
+              "kernels only allocate, reshape and copy tensors; every number of the result must come from a kernel",
+        "zh": "{exercise}：启动函数在 Triton 内核之外用 torch 做了计算（{op}）：内核之外只能分配、变形和复制张量；"
+              "结果中的每个数都必须由 @triton.jit 内核算出"},
+    "kernel_not_launched": {
+        "en": "{exercise}: no @triton.jit kernel was launched (kernel[grid](...)): the result must be computed by a "
+              "Triton kernel",
+        "zh": "{exercise}：没有启动任何 @triton.jit 内核（kernel[grid](...)）：结果必须由 Triton 内核计算"},
+    "kernel_bfloat16_interpreted": {
+        "en": "not applicable on the CPU: Triton's interpreter computes bfloat16 on its bit patterns (it is only "
+              "right for load, store and .to()); this case is graded where the kernel is compiled (--device cuda)",
+        "zh": "在 CPU 上不适用：Triton 的解释器把 bfloat16 当作位模式来计算（只有 load、store 与 .to() 是正确的）；"
+              "此用例在内核被编译的环境中评分（--device cuda）"},
+    "kernel_out_of_bounds": {
+        "en": "{exercise}: out-of-bounds access: mask your loads and stores ({detail})",
+        "zh": "{exercise}：越界访问：请给 load 和 store 加掩码（{detail}）"},
     "not_a_package": {"en": "{path} is not a package: it has no __init__.py (copy student_template/)",
                       "zh": "{path} 不是一个包：其中没有 __init__.py（请复制 student_template/）"},
     "import_failed": {"en": "importing {what} failed: {problem}", "zh": "导入 {what} 失败：{problem}"},

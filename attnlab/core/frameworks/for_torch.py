@@ -2,12 +2,15 @@
 output is checked as returned. The forbidden-call guard watches torch calls from Python and every ATen
 operator (attnlab.core.forbidden); gradients come from autograd."""
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import torch
 
 from attnlab.core import forbidden, inputs
 from attnlab.core.calls import vjp_call
+from attnlab.core.frameworks import kernels
 from attnlab.core.frameworks.base import Adapter
 from attnlab.core.outputs import as_output, parts
 
@@ -21,6 +24,9 @@ class TorchAdapter(Adapter):
     imports = ("torch", "numpy")
     devices = ("cpu", "cuda", "mps", "xpu")
     subfolder = ""  # the course's default framework: reference/ and student_template/ themselves
+
+    def prepare(self) -> None:
+        kernels.use_interpreter_without_gpu()  # before the submission imports: @triton.jit reads it then
 
     def to_framework(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return kwargs
@@ -45,12 +51,21 @@ class TorchAdapter(Adapter):
         return value
 
     def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True):
-        return forbidden.guard(exercise, tuple(n for n in names if self.owns(n)), deep=deep)
+        calls = forbidden.guard(exercise, tuple(n for n in names if self.owns(n)), deep=deep)
+        if kernels.KERNELS_ONLY not in names:
+            return calls
+        return _together(calls, kernels.kernels_only(exercise))  # a Triton exercise: its result from kernels only
 
     def vjp(self, fn, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
         return vjp_call(fn, exercise=exercise, function=function, kwargs=kwargs,
                         forbidden_calls=tuple(n for n in forbidden_calls if self.owns(n)), wrt=wrt,
                         cotangent=cotangent, guards=self)
+
+
+@contextmanager
+def _together(outer: AbstractContextManager, inner: AbstractContextManager) -> Iterator[None]:
+    with outer, inner:
+        yield
 
 
 ADAPTER = TorchAdapter()

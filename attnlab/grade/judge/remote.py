@@ -22,6 +22,7 @@ from attnlab.core.i18n import from_wire
 from attnlab.core.impl import Returned
 from attnlab.core.outcomes import (
     ForbiddenCall,
+    KernelRuleBroken,
     MemoryLimit,
     NotApplicable,
     NotImplementedByStudent,
@@ -307,6 +308,8 @@ class RemoteImpl:
                 raise self._violation(exercise, exc) from None
         if status == Status.FORBIDDEN and isinstance(reply.get("call"), str):
             raise ForbiddenCall(exercise, reply["call"][:200])
+        if status == Status.FORBIDDEN:  # a Triton exercise's kernel rule, in the runner's words
+            raise KernelRuleBroken("raw", text=from_wire(reply.get("message")))
         if status in OUTCOMES:
             raise OUTCOMES[status]("raw", text=from_wire(reply.get("message")))
         raise self._violation(exercise, ChannelError(f"unknown reply status {status!r:.100}"))
