@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
+
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
 from attnlab.instructor.copies import KINDS, copy_package
@@ -149,10 +151,13 @@ def tally(made: Class, flagged: dict[str, set[tuple[str, str]]]) -> dict[str, in
 def attnlab_scores(made: Class, threshold: float = 0.0) -> dict[str, dict[tuple[str, str], float]]:
     """Exercise -> (a, b) -> attnlab's score, for every pair scoring `threshold` or more."""
     from attnlab.instructor import similarity
+    from attnlab.instructor.sources import read_sources
 
     scores: dict[str, dict[tuple[str, str], float]] = {}
+    submissions, skipped = read_sources(made.root, load_course(paths.SPEC_DIR))
+    assert not skipped, skipped
     for assignment in ("attention", "modern"):
-        found = similarity.check_dir(made.root, load_course(paths.SPEC_DIR, assignment), threshold=threshold)
+        found = similarity.check(submissions, load_course(paths.SPEC_DIR, assignment), threshold=threshold)
         for pair in found.pairs:
             scores.setdefault(pair.exercise, {})[(pair.a, pair.b)] = pair.score
     return scores
@@ -173,7 +178,7 @@ def copydetect_scores(made: Class) -> dict[str, dict[tuple[str, str], float]]:
                 for name in (a, b):
                     if name not in prints:
                         prints[name] = CodeFingerprint(str(made.root / name / f"{exercise.module}.py"), k, window,
-                                                       boilerplate=template.hashes)
+                                                       boilerplate=np.array(sorted(template.hashes)))
                 _, (sim_a, sim_b), _ = compare_files(prints[a], prints[b])
                 scores.setdefault(exercise.id, {})[(a, b)] = max(sim_a, sim_b)
     return scores

@@ -4,8 +4,8 @@ A fingerprint weighs the tokens of its statement (attnlab.instructor.fingerprint
 the template has it or when more than max(COMMON_MIN, COMMON_SHARE of the class) submissions do (what
 everyone writes). A pair's score is the weight of the fingerprints both have over the weight of the
 smaller unit, that weight counted as at least MIN_SIZE: a copy padded with dead code still covers all of
-its original, and a few lines alike in two tiny solutions never reach the threshold. A known source's
-score is the share of the submission's unit that the source has. Units with the same fingerprints form
+its original, and a few lines alike in two tiny solutions never reach the threshold. A known source is
+scored the same way (its weight counts only fingerprints some submission could share with it). Units with the same fingerprints form
 one group first (identical copies cost nothing); scipy's sparse product counts what every two groups
 share in C, so a class of thousands takes seconds.
 """
@@ -102,11 +102,12 @@ def _known(groups: list[list[str]], weighted: sparse.csr_matrix, size: np.ndarra
         return []
     paths = sorted(known)
     sources = _matrix([known[p].features() for p in paths], columns, excluded, grow=False)
+    source_size = np.asarray(sources.sum(axis=1)).ravel()  # of what a student could share with it
     sources.data[:] = 1.0
     shared = (weighted @ sources.T).tocoo()
     found = []
     for gi, kj, n in zip(shared.row, shared.col, shared.data):
-        score = n / max(size[gi], MIN_SIZE)
+        score = n / max(min(size[gi], source_size[kj]), MIN_SIZE)
         if score >= threshold:
             found += [(name, paths[kj], float(score), int(n)) for name in groups[gi]]
     return sorted(found)
