@@ -68,7 +68,8 @@ def test_the_templates_own_code_never_counts(tmp_path):
     (tmp_path / "template").mkdir()
     (tmp_path / "template" / "softmax.py").write_text(f"import torch\n\n\n{stub}", encoding="utf-8")
     own = ["    shifted = flat - flat.amax(dim=-1, keepdim=True)\n"
-           "    return (shifted.exp() / shifted.exp().sum(-1, keepdim=True) * scale).reshape(moved.shape).movedim(-1, dim)",
+           "    weights = shifted.exp() / shifted.exp().sum(-1, keepdim=True) * scale\n"
+           "    return weights.reshape(moved.shape).movedim(-1, dim)",
            "    return torch.exp(in_features.log_softmax(dim))"]
     submissions = {name: {"softmax.py": f"import torch\n\n\ndef run_softmax(in_features, dim):\n{given}\n{body}\n"}
                    for name, body in zip(("ann", "ben"), own)}
@@ -115,8 +116,9 @@ def test_the_same_directories_give_the_same_json_in_every_process(with_known, tm
     outputs = []
     for hash_seed in ("1", "2"):
         out = tmp_path / f"pairs-{hash_seed}.json"
-        done = subprocess.run([sys.executable, "-m", "attnlab.instructor.similarity", str(students), "--known", str(known),
-                               "--json", str(out), "--lang", "en", "--top", "2"], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "attnlab.instructor.similarity", str(students),
+                               "--known", str(known), "--json", str(out), "--lang", "en", "--top", "2"],
+                              capture_output=True, text=True,
                               timeout=300, env={**os.environ, "PYTHONHASHSEED": hash_seed}, cwd=paths.ROOT)
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append(out.read_text(encoding="utf-8"))
