@@ -84,71 +84,63 @@ def imported_names(nodes) -> dict[str, str]:
     return found
 
 
-def _bound(node: ast.AST) -> set[str]:
-    """Names a piece of code binds: stores, parameters, defs, imports, except/global names."""
-    names = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            names.add(sub.id)
-        elif isinstance(sub, ast.arg):
-            names.add(sub.arg)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(sub.name)
-        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in sub.names)
-        elif isinstance(sub, ast.ExceptHandler) and sub.name:
-            names.add(sub.name)
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            names.update(sub.names)
-    return names
+def _survey(node: ast.AST) -> tuple[list[ast.AST], set[str], set[str], list[ast.AST]]:
+    """One walk over a segment: its nodes, the names it binds (stores, parameters, defs, imports, except
+    and global names), the names it reads, and its import statements."""
+    nodes = list(ast.walk(node))
+    bound, read, imports = set(), set(), []
+    for sub in nodes:
+        kind = type(sub)
+        if kind is ast.Name:
+            (read if type(sub.ctx) is ast.Load else bound).add(sub.id)
+        elif kind is ast.arg:
+            bound.add(sub.arg)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound.add(sub.name)
+        elif kind in (ast.Import, ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in sub.names)
+            imports.append(sub)
+        elif kind is ast.ExceptHandler and sub.name:
+            bound.add(sub.name)
+        elif kind in (ast.Global, ast.Nonlocal):
+            bound.update(sub.names)
+    return nodes, bound, read, imports
 
 
-class _Abstract(ast.NodeTransformer):
-    """Rewrites a segment's AST in place: names, attributes, strings, annotations (see the module doc)."""
-
-    def __init__(self, imports: dict[str, str], attributes: frozenset[str], bound: set[str]):
-        self.imports, self.attributes, self.bound = imports, attributes, bound
-
-    def _own(self, node: ast.AST) -> bool:
-        return (isinstance(node, ast.Name) and node.id not in self.imports and node.id not in BUILTINS) or \
-            (isinstance(node, ast.Attribute) and node.attr in self.attributes)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        own = self._own(node.func)
-        self.generic_visit(node)
-        for keyword in node.keywords:
-            keyword.arg = "V" if own and keyword.arg else keyword.arg
-        return node
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.imports and node.id not in self.bound - set(self.imports):
-            node.id = self.imports[node.id]
-        elif node.id not in BUILTINS or node.id in self.bound:
-            node.id = "V"
-        return node
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        self.generic_visit(node)
-        node.attr = "A" if node.attr in self.attributes else node.attr
-        return node
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant("S") if isinstance(node.value, (str, bytes)) else node
-
-    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        return ast.Constant("S")
-
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        node.arg, node.annotation = "V", None
-        return node
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        self.generic_visit(node)
-        return ast.Assign(targets=[node.target], value=node.value or ast.Constant(None), lineno=node.lineno)
-
-    def visit_alias(self, node: ast.alias) -> ast.AST:
-        node.asname = None
-        return node
+def _abstract(nodes: list[ast.AST], imports: dict[str, str], attributes: frozenset[str], bound: set[str]) -> None:
+    """Rewrites a segment's nodes in place (see the module doc). `nodes` is in ast.walk's order: a call
+    comes before its callee, which is judged by its name as written."""
+    shadowed = bound - set(imports)
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id in imports and node.id not in shadowed:
+                node.id = imports[node.id]
+            elif node.id not in BUILTINS or node.id in bound:
+                node.id = "V"
+        elif kind is ast.Attribute:
+            if node.attr in attributes:
+                node.attr = "A"
+        elif kind is ast.Call:
+            func = node.func
+            own = (type(func) is ast.Name and func.id not in imports and func.id not in BUILTINS) or \
+                (type(func) is ast.Attribute and func.attr in attributes)
+            if own:
+                for keyword in node.keywords:
+                    keyword.arg = "V" if keyword.arg else None
+        elif kind is ast.Constant:
+            if isinstance(node.value, (str, bytes)):
+                node.value = "S"
+        elif kind is ast.JoinedStr:
+            node.values = [ast.Constant("S")]
+        elif kind is ast.arg:
+            node.arg, node.annotation = "V", None
+        elif kind is ast.AnnAssign:
+            node.annotation = ast.Name("V")
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            node.returns = None
+        elif kind is ast.alias:
+            node.asname = None
 
 
 def _keys(node: ast.AST, attributes: frozenset[str]) -> tuple[set[str], set[str]]:
@@ -227,8 +219,10 @@ def _lines(node: ast.AST) -> tuple[int, int]:
     return first, node.end_lineno or node.lineno
 
 
-def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str]) -> list[tuple]:
-    """(first line, last line, weight, h0, h1) of every statement of a top-level statement; rewrites `node`."""
+def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str]) -> tuple[frozenset[str], list]:
+    """The names a top-level statement reads and does not bind, and (first line, last line, weight, h0,
+    h1) of each of its statements; rewrites `node`."""
+    nodes, bound, read, local_imports = _survey(node)
     flat: list[tuple[ast.AST, int]] = []
     _flatten(node, -1, flat)
     keys = []
@@ -243,8 +237,7 @@ def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str
         elif isinstance(stmt, ast.ClassDef) or (isinstance(stmt, ast.ExceptHandler) and stmt.name):
             writes.add(stmt.name)
         keys.append((reads, writes, _lines(stmt)))
-    imports = {**imports, **imported_names(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))}
-    _Abstract(imports, attributes, _bound(node)).visit(node)
+    _abstract(nodes, {**imports, **imported_names(local_imports)}, attributes, bound)
     texts = [_header(stmt) for stmt, _ in flat]
     last: dict[str, int] = {}
     found = []
@@ -253,7 +246,7 @@ def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str
         last.update(dict.fromkeys(writes, i))
         weight = min(len(TOKEN.findall(texts[i])), MAX_WEIGHT)
         found.append((first, end, weight, digest(texts[i]), digest("\0".join([texts[i], *deps]))))
-    return found
+    return frozenset(read - bound), found
 
 
 def _bound_at_top(node: ast.stmt) -> tuple[str, ...]:
@@ -263,9 +256,11 @@ def _bound_at_top(node: ast.stmt) -> tuple[str, ...]:
     return tuple(t.id for t in targets if isinstance(t, ast.Name))
 
 
-def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict) -> tuple[list[Segment], dict]:
-    """The top-level segments of a file (imports left out) and its imports of sibling modules
-    (name -> (module, name)). Raises SyntaxError or ValueError (a NUL byte) for code that does not parse."""
+def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict,
+                  given: dict[str, str] | None = None) -> tuple[list[Segment], dict]:
+    """The top-level segments of a file (imports left out, and those whose text is `given`: name -> text
+    of the template's) and its imports of sibling modules (name -> (module, name)). Raises SyntaxError
+    or ValueError (a NUL byte) for code that does not parse."""
     tree = ast.parse(text)
     lines = text.splitlines(keepends=True)
     imports = imported_names(tree.body)
@@ -277,13 +272,15 @@ def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict)
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
         segment_text = "".join(lines[first - 1:node.end_lineno])
+        names = _bound_at_top(node)
+        if given and names and all(given.get(n) == segment_text for n in names):
+            continue  # the template's own code, untouched
         words = set(WORD.findall(segment_text))
         key = (segment_text, tuple(sorted((k, v) for k, v in imports.items() if k in words)),
                tuple(sorted(attributes & words)))
         if key not in cache:
-            uses = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name)) - _bound(node)
-            cache[key] = (_bound_at_top(node), uses, tuple((a - first, b - first, *rest) for a, b, *rest in
-                                                             normalise(node, imports, attributes)))
+            uses, statements = normalise(node, imports, attributes)
+            cache[key] = (_bound_at_top(node), uses, tuple((a - first, b - first, *rest) for a, b, *rest in statements))
         names, uses, relative = cache[key]
         statements = tuple(Statement(path, a + first, b + first, *rest) for a, b, *rest in relative)
         found.append(Segment(names, path, segment_text, uses, statements))

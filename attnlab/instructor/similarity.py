@@ -29,7 +29,7 @@ from attnlab.core.spec_load import load_course
 from attnlab.instructor.fingerprints import Statement
 from attnlab.instructor.similarity_index import BINS, MIN_SIZE, THRESHOLD, score_exercise
 from attnlab.instructor.sources import read_known, read_sources
-from attnlab.instructor.units import Package, Unit, exercise_units, known_units, read_package
+from attnlab.instructor.units import Package, Unit, all_units, known_units, read_package
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,7 @@ def check(submissions: dict[str, dict[str, str]], course: Course, *, template_di
     cache: dict = {}
     template, given = _template(template_dir, cache)
     functions = {e.id: (e.module, e.function) for e in course.coded}
-    per_submission = {name: exercise_units(read_package(files, cache, template), functions)
-                      for name, files in sorted(submissions.items())}
+    per_submission = all_units(submissions, functions, template, cache)
     found = Found(skipped=dict(skipped or {}), submissions=len(submissions), exercises=len(course.coded),
                   threshold=threshold, known_units=known_units(known or {}, cache), files=submissions,
                   known_files=dict(known or {}))

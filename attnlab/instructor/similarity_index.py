@@ -5,9 +5,9 @@ the template has it or when more than max(COMMON_MIN, COMMON_SHARE of the class)
 everyone writes). A pair's score is the weight of the fingerprints both have over the weight of the
 smaller unit, that weight counted as at least MIN_SIZE: a copy padded with dead code still covers all of
 its original, and a few lines alike in two tiny solutions never reach the threshold. A known source is
-scored the same way (its weight counts only fingerprints some submission could share with it). Units with the same fingerprints form
-one group first (identical copies cost nothing); scipy's sparse product counts what every two groups
-share in C, so a class of thousands takes seconds.
+scored the same way (its weight counts only fingerprints some submission could share with it). Units
+with the same fingerprints form one group first (identical copies cost nothing); scipy's sparse
+product counts what every two groups share in C, so a class of thousands takes seconds.
 """
 
 from collections import Counter, defaultdict

@@ -8,6 +8,8 @@ left out (an untouched stub is no code), and so, later, are fingerprints of anyt
 A known source (a public repository, last year's solutions) is one unit per file: all of its code.
 """
 
+import multiprocessing
+import os
 from dataclasses import dataclass
 
 from attnlab.instructor.fingerprints import Segment, Statement, defined_attributes, file_segments
@@ -46,16 +48,15 @@ def read_package(files: dict[str, str], cache: dict, template: "Package | None" 
     package = Package({}, {}, {}, [])
     for path in sorted(files):
         module = path[:-3].replace("/", ".") if path.endswith(".py") else path
+        given = template.modules.get(module.rsplit(".", 1)[-1], {}) if template else {}
         try:
-            segments, siblings = file_segments(path, files[path], attributes, cache)
+            segments, siblings = file_segments(path, files[path], attributes, cache,
+                                               {name: segment.text for name, segment in given.items()})
         except (SyntaxError, ValueError, RecursionError):
             package.unreadable.append(path)
             continue
-        given = template.modules.get(module.rsplit(".", 1)[-1], {}) if template else {}
         named = package.modules.setdefault(module, {})
         for segment in segments:
-            if segment.names and all(given.get(n) is not None and given[n].text == segment.text for n in segment.names):
-                continue
             for name in segment.names:
                 named[name] = segment
             if not segment.names:
@@ -114,3 +115,29 @@ def known_units(files: dict[str, str], cache: dict) -> dict[str, Unit]:
         if statements:
             units[path] = Unit(path, tuple(statements))
     return units
+
+
+PARALLEL_FROM = 200  # submissions: below this, starting worker processes costs more than it saves
+_SHARED: dict = {}  # what forked workers read (set just before forking: never pickled)
+
+
+def _units_of(names: list[str]) -> list[tuple[str, dict[str, Unit]]]:
+    submissions, template, functions, cache = (_SHARED[k] for k in ("submissions", "template", "functions", "cache"))
+    return [(name, exercise_units(read_package(submissions[name], cache, template), functions)) for name in names]
+
+
+def all_units(submissions: dict[str, dict[str, str]], functions: dict[str, tuple[str, str]], template: Package,
+              cache: dict) -> dict[str, dict[str, Unit]]:
+    """Submission name -> exercise id -> unit. Fingerprinting is pure Python and each submission is
+    independent: a large class is spread over the machine's cores (forked workers; same result)."""
+    names = sorted(submissions)
+    workers = min(os.cpu_count() or 1, 16)
+    _SHARED.update(submissions=submissions, template=template, functions=functions, cache=cache)
+    try:
+        if workers < 2 or len(names) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+            return dict(_units_of(names))
+        chunks = [names[i::workers * 4] for i in range(workers * 4)]
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return dict(sorted(item for chunk in pool.map(_units_of, chunks) for item in chunk))
+    finally:
+        _SHARED.clear()
