@@ -84,27 +84,41 @@ def imported_names(nodes) -> dict[str, str]:
     return found
 
 
-def _survey(node: ast.AST) -> tuple[list[ast.AST], set[str], set[str], list[ast.AST]]:
-    """One walk over a segment: its nodes, the names it binds (stores, parameters, defs, imports, except
-    and global names), the names it reads, and its import statements."""
-    nodes = list(ast.walk(node))
-    bound, read, imports = set(), set(), []
-    for sub in nodes:
-        kind = type(sub)
-        if kind is ast.Name:
-            (read if type(sub.ctx) is ast.Load else bound).add(sub.id)
-        elif kind is ast.arg:
-            bound.add(sub.arg)
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            bound.add(sub.name)
-        elif kind in (ast.Import, ast.ImportFrom):
-            bound.update((a.asname or a.name).split(".")[0] for a in sub.names)
-            imports.append(sub)
-        elif kind is ast.ExceptHandler and sub.name:
-            bound.add(sub.name)
-        elif kind in (ast.Global, ast.Nonlocal):
-            bound.update(sub.names)
-    return nodes, bound, read, imports
+def _survey(stmt: ast.AST, attributes: frozenset[str], seen: dict) -> tuple[set[str], set[str]]:
+    """One walk over a statement's header: what it reads and writes (names, and `.attr` of the
+    submission's attributes); adds its nodes, the names it binds (stores, parameters, defs, imports,
+    except and global names) and reads, and its imports to `seen`."""
+    reads, writes = set(), set()
+    nodes, bound, read, imports = seen["nodes"], seen["bound"], seen["read"], seen["imports"]
+    nodes.append(stmt)
+    for part in _header_parts(stmt):
+        for sub in ast.walk(part):
+            nodes.append(sub)
+            kind = type(sub)
+            if kind is ast.Name:
+                if type(sub.ctx) is ast.Load:
+                    reads.add(sub.id)
+                    read.add(sub.id)
+                else:
+                    writes.add(sub.id)
+                    bound.add(sub.id)
+            elif kind is ast.Attribute and sub.attr in attributes:
+                (writes if type(sub.ctx) is ast.Store else reads).add("." + sub.attr)
+            elif kind is ast.arg:
+                bound.add(sub.arg)
+                writes.add(sub.arg)
+            elif kind in (ast.Import, ast.ImportFrom):
+                bound.update((a.asname or a.name).split(".")[0] for a in sub.names)
+                imports.append(sub)
+            elif kind in (ast.Global, ast.Nonlocal):
+                bound.update(sub.names)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or \
+            (isinstance(stmt, ast.ExceptHandler) and stmt.name):
+        writes.add(stmt.name)
+        bound.add(stmt.name)
+    if isinstance(stmt, ast.AugAssign):
+        reads |= writes
+    return reads, writes
 
 
 def _abstract(nodes: list[ast.AST], imports: dict[str, str], attributes: frozenset[str], bound: set[str]) -> None:
@@ -143,19 +157,6 @@ def _abstract(nodes: list[ast.AST], imports: dict[str, str], attributes: frozens
             node.asname = None
 
 
-def _keys(node: ast.AST, attributes: frozenset[str]) -> tuple[set[str], set[str]]:
-    """What a statement (header) reads and writes: names, and `.attr` of the submission's attributes."""
-    reads, writes = set(), set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            (writes if isinstance(sub.ctx, ast.Store) else reads).add(sub.id)
-        elif isinstance(sub, ast.Attribute) and sub.attr in attributes:
-            (writes if isinstance(sub.ctx, ast.Store) else reads).add("." + sub.attr)
-    if isinstance(node, ast.AugAssign):
-        reads |= writes
-    return reads, writes
-
-
 def _header(node: ast.AST) -> str:
     """The normalised text of a simple statement, or of a compound statement's header."""
     unparse = ast.unparse
@@ -179,9 +180,9 @@ def _header(node: ast.AST) -> str:
 def _header_parts(node: ast.AST) -> list[ast.AST]:
     """The parts of a statement that its header reads and writes (a compound statement's body is not)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+        return [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
     if isinstance(node, ast.ClassDef):
-        return [*node.bases, *node.keywords]
+        return [*node.decorator_list, *node.bases, *node.keywords]
     if isinstance(node, (ast.For, ast.AsyncFor)):
         return [node.target, node.iter]
     if isinstance(node, (ast.While, ast.If)):
@@ -222,22 +223,12 @@ def _lines(node: ast.AST) -> tuple[int, int]:
 def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str]) -> tuple[frozenset[str], list]:
     """The names a top-level statement reads and does not bind, and (first line, last line, weight, h0,
     h1) of each of its statements; rewrites `node`."""
-    nodes, bound, read, local_imports = _survey(node)
     flat: list[tuple[ast.AST, int]] = []
     _flatten(node, -1, flat)
-    keys = []
-    for stmt, _ in flat:
-        reads, writes = set(), set()
-        for part in _header_parts(stmt):
-            part_reads, part_writes = _keys(part, attributes)
-            reads |= part_reads
-            writes |= part_writes
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            writes |= {a.arg for a in ast.walk(stmt.args) if isinstance(a, ast.arg)} | {stmt.name}
-        elif isinstance(stmt, ast.ClassDef) or (isinstance(stmt, ast.ExceptHandler) and stmt.name):
-            writes.add(stmt.name)
-        keys.append((reads, writes, _lines(stmt)))
-    _abstract(nodes, {**imports, **imported_names(local_imports)}, attributes, bound)
+    seen: dict = {"nodes": [], "bound": set(), "read": set(), "imports": []}
+    keys = [(*_survey(stmt, attributes, seen), _lines(stmt)) for stmt, _ in flat]
+    bound, read = seen["bound"], seen["read"]
+    _abstract(seen["nodes"], {**imports, **imported_names(seen["imports"])}, attributes, bound)
     texts = [_header(stmt) for stmt, _ in flat]
     last: dict[str, int] = {}
     found = []
@@ -261,6 +252,9 @@ def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict,
     """The top-level segments of a file (imports left out, and those whose text is `given`: name -> text
     of the template's) and its imports of sibling modules (name -> (module, name)). Raises SyntaxError
     or ValueError (a NUL byte) for code that does not parse."""
+    for given_text in sorted(set((given or {}).values())):
+        if given_text in text:  # blanked before parsing (most of a file is the template's, untouched)
+            text = text.replace(given_text, "\n" * given_text.count("\n"), 1)
     tree = ast.parse(text)
     lines = text.splitlines(keepends=True)
     imports = imported_names(tree.body)
