@@ -71,6 +71,7 @@ def test_pairs_side_by_side_with_highlighted_matches_in_chromium(graded, tmp_pat
         assert browser.evaluate("document.documentElement.scrollWidth <= innerWidth")
 
 
+@pytest.mark.slow  # draws the report's charts (~1 s)
 def test_without_the_submissions_the_section_gives_the_command(graded):
     results, _ = graded
     html = render(results, lang="zh")
