@@ -23,7 +23,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{submissions} 份提交，{exercises} 个练习：{pairs} 对学生相似，{known} 处与已知来源相符，共 {clusters} 组（{seconds:.2f} 秒）"},
     "similarity.skipped": {"en": "{name}: not compared ({problem})", "zh": "{name}：未比较（{problem}）"},
     "similarity.not_a_directory": {"en": "{path} is not a directory of submissions", "zh": "{path} 不是存放提交的目录"},
-    "similarity.lines_short": {"en": "lines {start}-{end}", "zh": "第 {start}-{end} 行"},
     "similarity.needs_submissions": {
         "en": "This section compares the submissions' code, so it needs the directory they were graded from. Run: python -m attnlab.instructor.report {results} --submissions SUBMISSIONS_DIR",
         "zh": "本节比较各提交的代码，因此需要评分时所用的提交目录。请运行：python -m attnlab.instructor.report {results} --submissions 提交目录"},
