@@ -36,8 +36,7 @@ from attnlab.instructor.synthetic import sources, template_modules, use_source, 
 
 ACCEPTANCE_DIR = paths.ROOT / "tests" / "acceptance"
 COPIED_PACKAGES = ("seed002_modules_data", "seed000_nanogpt", "seed004_einops", "loops_float64")
-COPIED_SOURCES = {"multihead_self_attention": "alt_loop_over_heads.py", "rope": "alt_cos_sin_table.py",
-                  "flash_attention": "reference", "kv_cache_attention": "reference"}
+COPIED_SOURCES = 4  # corpus solutions copied: those adding the most statements, one per exercise
 EXAMPLES = ("alice_partial", "bob_buggy", "carol_library_calls")
 RELATED_SHARE = 0.5
 
@@ -75,19 +74,23 @@ def build(root: Path) -> Class:
     exercises = [e for a in ("attention", "modern") for e in load_course(paths.SPEC_DIR, a).coded]
     made = Class(root)
     quiz = (paths.TEMPLATE_DIR / "quiz.yaml").read_text(encoding="utf-8")
+    largest: dict[str, tuple[int, str]] = {}  # exercise -> (statements, student) of its largest correct one
     for exercise in exercises:
-        for files in sources(exercise).values():
+        for kind, files in sources(exercise).items():
             for source in files:
                 name = f"{exercise.id}-{source.stem if source.parent != paths.REFERENCE_DIR else 'reference'}"
                 modules = template_modules()
                 if use_source(modules, exercise, source):
                     write_modules(root / name, modules, quiz)
+                    size = (len(_own_statements(root / name, exercise.module)), name)
+                    if kind == "correct" and size > largest.get(exercise.id, (0, "")):
+                        largest[exercise.id] = size
     for package in sorted(ACCEPTANCE_DIR.iterdir()):
         if package.is_dir():
             shutil.copytree(package, root / package.name)
     for name in EXAMPLES:
         shutil.copytree(paths.EXAMPLES_DIR / name, root / name)
-    originals = [*COPIED_PACKAGES, *(f"{e}-{Path(s).stem}" for e, s in COPIED_SOURCES.items())]
+    originals = [*COPIED_PACKAGES, *(name for _, name in sorted(largest.values(), reverse=True)[:COPIED_SOURCES])]
     for i, original in enumerate(originals):
         for kind in KINDS:
             copy = f"copy_{kind}-{original}"
