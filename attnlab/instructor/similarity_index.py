@@ -85,9 +85,9 @@ def score_exercise(units: dict[str, Unit], template: frozenset[int], known: dict
     same = np.minimum(size / np.maximum(size, MIN_SIZE), 1.0)  # two members of a group: identical code
     pairs = [(a, b, float(same[gi]), int(size[gi])) for gi, g in enumerate(groups) if same[gi] >= threshold
              for k, a in enumerate(g) for b in g[k + 1:]]
-    for gi, gj, score, n in zip(shared.row, shared.col, scores, shared.data):
-        if score >= threshold:
-            pairs += [(*sorted((a, b)), float(score), int(n)) for a in groups[gi] for b in groups[gj]]
+    flagged = np.flatnonzero(scores >= threshold)  # only these reach Python: a class has millions of others
+    for gi, gj, score, n in zip(shared.row[flagged], shared.col[flagged], scores[flagged], shared.data[flagged]):
+        pairs += [(*sorted((a, b)), float(score), int(n)) for a in groups[gi] for b in groups[gj]]
     total = len(units) * (len(units) - 1) // 2
     histogram = _histogram(np.concatenate([scores, same]),
                            np.concatenate([members[shared.row] * members[shared.col], members * (members - 1) // 2]),
@@ -105,9 +105,9 @@ def _known(groups: list[list[str]], weighted: sparse.csr_matrix, size: np.ndarra
     source_size = np.asarray(sources.sum(axis=1)).ravel()  # of what a student could share with it
     sources.data[:] = 1.0
     shared = (weighted @ sources.T).tocoo()
+    scores = shared.data / np.maximum(np.minimum(size[shared.row], source_size[shared.col]), MIN_SIZE)
     found = []
-    for gi, kj, n in zip(shared.row, shared.col, shared.data):
-        score = n / max(min(size[gi], source_size[kj]), MIN_SIZE)
-        if score >= threshold:
-            found += [(name, paths[kj], float(score), int(n)) for name in groups[gi]]
+    for i in np.flatnonzero(scores >= threshold):
+        gi, kj = shared.row[i], shared.col[i]
+        found += [(name, paths[kj], float(scores[i]), int(shared.data[i])) for name in groups[gi]]
     return sorted(found)
