@@ -1,31 +1,37 @@
-"""How long similarity detection takes on a class of N submissions (default 500).
+"""How long similarity detection takes on classes of 500 and 5,000 submissions.
 
-    python benchmarks/similarity.py [--count 500] [--copies 10]
+    python benchmarks/similarity.py [--counts 500 5000] [--copies 10]
 
-Generates a synthetic class (attnlab.instructor.synthetic) with renamed copies, in two forms: as
-generated, where many students share the corpus' code and identical bodies collapse into groups, and
-"distinct", where every run_* body also gets a padding statement unique to its submission, so no two
-bodies are identical after normalisation (the worst case: a real class of independent work). Prints,
-for each, the median of 3 runs of reading + fingerprinting + comparing, the pairs flagged, and how many
-renamed copies were flagged with their original.
+Per size, generates a synthetic class (attnlab.instructor.synthetic, at most 500 submissions, replicated
+beyond) with renamed copies, then pads every run_* with a statement unique to its submission, so that
+no two submissions' code is identical (the worst case: identical code is grouped and costs nothing).
+Prints the time to read the submissions (grade.py's intake: every upload checked and unpacked) and to
+fingerprint and compare them, wall and CPU (fingerprinting is spread over the cores), the pairs flagged
+and how many copies were flagged with their original. The synthetic class draws every exercise
+from a few corpus solutions, so far more pairs are alike than in a real class.
 """
 
 import argparse
 import ast
-import statistics
+import os
+import resource
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.spec_load import load_course
 from attnlab.instructor import similarity
+from attnlab.instructor.sources import read_sources
 from attnlab.instructor.synthetic import make_class
+
+BASE = 500  # submissions generated; more are replicas of these
 
 
 def pad_bodies(root: Path) -> None:
     """Before the last statement of every run_* of every submission, a tuple whose lengths encode the
-    submission's index: normalised bodies all differ."""
+    submission's index: normalised code all differs."""
     for index, package in enumerate(sorted(p for p in root.iterdir() if p.is_dir())):
         for path in sorted(package.glob("*.py")):
             text = path.read_text(encoding="utf-8")
@@ -43,37 +49,54 @@ def pad_bodies(root: Path) -> None:
             path.write_text("".join(lines), encoding="utf-8")
 
 
-def measure(root: Path, course, planted) -> None:
-    times, found = [], None
-    for _ in range(3):
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the fingerprinting workers)."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def make(root: Path, count: int, copies: int) -> list:
+    """At most BASE generated submissions (generating is slow), replicated up to `count`; padding then
+    makes every replica's code its own."""
+    planted = make_class(root, count=min(count, BASE) - copies, seed=1, copies=copies)
+    packages = sorted(p for p in root.iterdir() if p.is_dir())
+    for i in range(count - len(list(root.iterdir()))):
+        shutil.copytree(packages[i % len(packages)], root / f"replica_{i:05d}")
+    pad_bodies(root)
+    return planted
+
+
+def measure(count: int, copies: int, course) -> None:
+    with tempfile.TemporaryDirectory(prefix="attnlab-similarity-") as tmp:
+        root = Path(tmp) / "class"
         started = time.perf_counter()
-        found = similarity.check_dir(root, course)
-        times.append(time.perf_counter() - started)
+        planted = make(root, count, copies)
+        made = time.perf_counter() - started
+        started, cpu = time.perf_counter(), cpu_seconds()
+        submissions, skipped = read_sources(root, course)
+        read, read_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+        started, cpu = time.perf_counter(), cpu_seconds()
+        found = similarity.check(submissions, course, template_dir=paths.template_dir(frameworks.adapter(course.framework)),
+                                 skipped=skipped)
+        compared, compared_cpu = time.perf_counter() - started, cpu_seconds() - cpu
     flagged = {(p.a, p.b) for p in found.pairs}
-    copies = [p for p in planted if p.copy_of]
-    caught = sum(tuple(sorted((p.name, p.copy_of))) in flagged for p in copies)
-    bodies = sum(len(codes) for codes in found.bodies.values())
-    groups = sum(len({b.tokens for b in codes.values()}) for codes in found.bodies.values())
-    print(f"  {found.submissions} submissions ({len(found.skipped)} unreadable), {bodies} run_* bodies in "
-          f"{groups} distinct normalised forms: median {statistics.median(times):.2f} s "
-          f"(runs: {', '.join(f'{t:.2f}' for t in times)}); {len(found.pairs)} pairs flagged; "
-          f"{caught}/{len(copies)} renamed copies flagged with their original")
+    caught = sum(tuple(sorted((p.name, p.copy_of))) in flagged for p in planted if p.copy_of)
+    units = sum(len(u) for u in found.units.values())
+    print(f"{count:>5} submissions ({len(skipped)} unreadable), {units} exercise units, {os.cpu_count()} cores: "
+          f"read {read:.1f} s + fingerprint and compare {compared:.1f} s = {read + compared:.1f} s wall "
+          f"(CPU {read_cpu:.1f} s + {compared_cpu:.1f} s; generating the class took {made:.0f} s); "
+          f"{len(found.pairs)} pairs flagged; {caught}/{copies} renamed copies flagged with their original",
+          flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=500)
+    parser.add_argument("--counts", type=int, nargs="+", default=[500, 5000])
     parser.add_argument("--copies", type=int, default=10)
     args = parser.parse_args()
     course = load_course(paths.SPEC_DIR)
-    with tempfile.TemporaryDirectory(prefix="attnlab-similarity-") as tmp:
-        root = Path(tmp) / "class"
-        planted = make_class(root, count=args.count - args.copies, seed=1, copies=args.copies)
-        print("as generated (many students share the corpus' code):")
-        measure(root, course, planted)
-        pad_bodies(root)
-        print("distinct (every body differs after normalisation):")
-        measure(root, course, planted)
+    for count in args.counts:
+        measure(count, args.copies, course)
 
 
 if __name__ == "__main__":

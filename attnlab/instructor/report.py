@@ -1,14 +1,15 @@
 """An HTML class report from a grade.py output directory: why submissions fail, and which checks to fix.
 
-    python -m attnlab.instructor.report DIR [-o DIR/report.html] [--lang en|zh] [--submissions SUBDIR]
+    python -m attnlab.instructor.report DIR [-o DIR/report.html] [--lang en|zh] [--submissions SUBDIR] [--known DIR]
 
 Reads DIR/<submission>.json (never grading-run.json, which holds the secret seed) and writes one
 self-contained HTML file (charts are PNG data: URIs, the sorting script is inline; nothing is loaded
 from elsewhere): scores and pass rates, the misconceptions diagnosed per exercise with example
 submissions, item analysis of every case and law (attnlab.instructor.items), a sortable table of
-submissions, and one section per submission with its full feedback. With --submissions, the directory
-the submissions were graded from, a section lists pairs whose code is suspiciously alike
-(attnlab.instructor.similarity). Every submission name and feedback text is escaped by the template engine.
+submissions, and one section per submission with its full feedback. The similar-code section
+(attnlab.instructor.similarity) needs --submissions, the directory the submissions were graded from (and
+takes --known DIR, known sources); without it the section says so and gives the command. Every
+submission name, feedback text and line of code is escaped by the template engine.
 """
 
 import argparse
@@ -30,7 +31,6 @@ from attnlab.instructor.report_tables import status_counts, status_word
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FONT_STACK = 'system-ui, "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", sans-serif'
-SIMILAR_SHOWN = 30  # pairs, or groups with identical code
 
 
 class ReportError(ValueError):
@@ -78,19 +78,19 @@ def _charts(results: list[dict], stats, misconceptions: list[dict], lang: str) -
                                                     shown)}
 
 
-def _similar(submissions_dir: Path | None, course: Course | None, lang: str) -> dict | None:
+def _similar(submissions_dir: Path | None, course: Course | None, lang: str, known_dir: Path | None) -> dict:
+    """The similar-code section; without the submissions (or the course) it says what is missing and the
+    command that adds it, rather than disappearing."""
     if submissions_dir is None or course is None:
-        return None
-    from attnlab.instructor import similarity
+        return {"missing": True}
+    from attnlab.instructor import similarity, similarity_view
 
-    found = similarity.check_dir(submissions_dir, course)
-    matches = found.matches()
-    return {"matches": [(pair, members, found.fragments(pair)) for pair, members in matches[:SIMILAR_SHOWN]],
-            "more": max(0, len(matches) - SIMILAR_SHOWN), "k": similarity.K,
-            "skipped": sorted((name, problem.text(lang)) for name, problem in found.skipped.items())}
+    found = similarity.check_dir(submissions_dir, course, known_dir=known_dir)
+    return similarity_view.section(found, submissions_dir, lang)
 
 
-def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None) -> dict:
+def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None,
+            known_dir: Path | None = None) -> dict:
     """Everything the template shows."""
     results = load_results(results_dir)
     course = _course(results)
@@ -110,16 +110,16 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
         "charts": _charts(results, stats, misconceptions, lang), "misconceptions": misconceptions,
         "items": item_list, "gaps": gaps, "rows": report_tables.submission_rows(results, order, anchors, lang),
         "sections": report_tables.submission_sections(results, stats, anchors, lang),
-        "similar": _similar(submissions_dir, course, lang), "status_word": lambda s: status_word(s, lang),
+        "similar": _similar(submissions_dir, course, lang, known_dir), "status_word": lambda s: status_word(s, lang),
         "t": lambda key, **values: t(key, lang, **values),
     }
 
 
-def render(results_dir: Path, *, lang: str, submissions_dir: Path | None = None) -> str:
+def render(results_dir: Path, *, lang: str, submissions_dir: Path | None = None, known_dir: Path | None = None) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     return env.get_template("report.html.j2").render(**context(results_dir, lang=lang,
-                                                               submissions_dir=submissions_dir))
+                                                               submissions_dir=submissions_dir, known_dir=known_dir))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,14 +128,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, help="HTML file (default: RESULTS_DIR/report.html)")
     config.add_arguments(parser, ("lang",))
     parser.add_argument("--submissions", type=Path, default=None,
-                        help="the directory of submissions that was graded: adds the similar-code section")
+                        help="the directory of submissions that was graded: fills the similar-code section")
+    parser.add_argument("--known", type=Path, default=None,
+                        help="known sources (public code, last year's solutions) to compare the submissions with")
     opts = parser.parse_args(argv)
-    if opts.submissions is not None and not opts.submissions.is_dir():
-        print(f"python -m attnlab.instructor.report: --submissions {opts.submissions} is not a directory",
-              file=sys.stderr)
-        return 2
+    for flag, given in (("--submissions", opts.submissions), ("--known", opts.known)):
+        if given is not None and not given.is_dir():
+            print(f"python -m attnlab.instructor.report: {flag} {given} is not a directory", file=sys.stderr)
+            return 2
     try:
-        html = render(opts.results_dir, lang=opts.lang or default_lang(), submissions_dir=opts.submissions)
+        html = render(opts.results_dir, lang=opts.lang or default_lang(), submissions_dir=opts.submissions,
+                      known_dir=opts.known)
     except ReportError as exc:
         print(f"python -m attnlab.instructor.report: {exc}", file=sys.stderr)
         return 2

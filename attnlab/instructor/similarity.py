@@ -1,248 +1,275 @@
-"""Pairs of submissions whose code for an exercise is suspiciously alike.
+"""Submissions whose code for an exercise is suspiciously alike, and code that matches a known source.
 
-    python -m attnlab.instructor.similarity DIR [--top N] [--json FILE] [--lang en|zh]
+    python -m attnlab.instructor.similarity DIR [--known DIR] [--top N] [--json FILE] [--lang en|zh]
 
-DIR holds submissions as grade.py takes them (package directories or .zip files). Per exercise, each
-submission's run_* body is fingerprinted (attnlab.instructor.fingerprints: names and literals
-abstracted, winnowing as in MOSS). Fingerprints of the template's own body never count, nor do those
-that more than a share of the class has (what everyone writes, e.g. the notes' idioms). Two bodies are
-alike when they share at least MIN_SHARED fingerprints making up at least THRESHOLD of the smaller one;
-bodies identical after normalisation (renamed copies) form one group first, so a class of hundreds is
-compared in seconds. Output is sorted and contains no timing: the same DIR gives the same result.
-Alike is evidence to read, not proof: the shared fragments are shown side by side.
+DIR holds submissions as grade.py takes them (package directories, .zip files, an LMS export). Per
+exercise, each submission's code that the exercise's run_* reaches (helpers and classes included,
+attnlab.instructor.units) is fingerprinted statement by statement (attnlab.instructor.fingerprints) and
+every pair is scored (attnlab.instructor.similarity_index); what the template has, or most of the class,
+counts for nothing. --known names files to compare every submission against (public repositories, last
+year's solutions): matches with them are reported apart from pairs of students, and a pair of students
+who both match the same known source is listed under it. Flagged pairs form clusters (three students
+sharing one solution are one cluster). Output is sorted and contains no timing in --json: the same
+directories give the same result. Alike is evidence to read, not proof.
 """
 
 import argparse
 import json
 import sys
 import time
-from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from itertools import combinations
 from pathlib import Path
+
+import numpy as np
 
 from attnlab.core import config, frameworks, paths
 from attnlab.core.i18n import Message, default_lang, t
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
-from attnlab.instructor.fingerprints import WINDOW, Body, K, body_of, kgram_hashes, normalise, top_level_functions
-from attnlab.instructor.sources import read_sources
-
-THRESHOLD = 0.6  # share of the smaller body's fingerprints that the other one has
-MIN_SHARED = 8  # fewer shared fingerprints (about 30 tokens, two or three lines) is too little to judge
-COMMON_SHARE, COMMON_MIN = 0.1, 10  # a fingerprint in more than max(10, 10 % of the class) is common
-
-
-@dataclass(frozen=True)
-class Fragment:
-    """A shared stretch: lines (in each file) and text of both sides."""
-
-    a_lines: tuple[int, int]
-    b_lines: tuple[int, int]
-    a_text: str
-    b_text: str
+from attnlab.instructor.fingerprints import Statement
+from attnlab.instructor.similarity_index import BINS, MIN_SIZE, THRESHOLD, score_exercise
+from attnlab.instructor.sources import read_known, read_sources
+from attnlab.instructor.units import Package, Unit, all_units, known_units, read_package
 
 
 @dataclass(frozen=True)
 class Pair:
+    """Two submissions (or, when `known`, a submission and a known source's file) alike in one exercise."""
+
     exercise: str
     a: str
     b: str
-    shared: int  # fingerprints both have (common and template ones left out)
-    a_share: float  # of a's fingerprints
-    b_share: float
-    a_path: str
-    b_path: str
+    score: float
+    shared: int  # tokens of the statements whose fingerprints both have
+    known: bool = False
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Submissions linked by flagged pairs in one exercise; `source` is the known file they match, if any."""
+
+    exercise: str
+    members: tuple[str, ...]
+    pairs: tuple[Pair, ...]
+    source: str = ""
 
     @property
-    def similarity(self) -> float:
-        return max(self.a_share, self.b_share)
+    def score(self) -> float:
+        return max(p.score for p in self.pairs)
 
 
 @dataclass
 class Found:
-    pairs: list[Pair] = field(default_factory=list)
-    skipped: dict[str, Message] = field(default_factory=dict)  # submission -> why it could not be read
+    pairs: list[Pair] = field(default_factory=list)  # student pairs, most alike first
+    known: list[Pair] = field(default_factory=list)  # submission-to-known-source matches
+    explained: list[Pair] = field(default_factory=list)  # student pairs who share a known source
+    skipped: dict[str, Message] = field(default_factory=dict)
     submissions: int = 0
     exercises: int = 0
-    bodies: dict[str, dict[str, Body]] = field(default_factory=dict, repr=False)  # exercise -> name -> body
-    excluded: dict[str, set[int]] = field(default_factory=dict, repr=False)  # exercise -> template hashes
+    threshold: float = THRESHOLD
+    histogram: np.ndarray = field(default_factory=lambda: np.zeros(BINS, dtype=np.int64))
+    units: dict[str, dict[str, Unit]] = field(default_factory=dict, repr=False)  # exercise -> name -> unit
+    known_units: dict[str, Unit] = field(default_factory=dict, repr=False)
+    excluded: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    files: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # submission -> path -> text
+    known_files: dict[str, str] = field(default_factory=dict, repr=False)
 
-    def fragments(self, pair: Pair) -> tuple[Fragment, ...]:
-        """The pair's shared stretches (computed when asked: a class can have thousands of pairs)."""
-        codes = self.bodies[pair.exercise]
-        return fragments(codes[pair.a], codes[pair.b], self.excluded[pair.exercise])
+    def text(self, name: str, path: str, known: bool = False) -> str:
+        return self.known_files[path] if known else self.files[name][path]
 
-    def matches(self) -> list[tuple[Pair, tuple[str, ...]]]:
-        """The pairs to read, most alike first: a group of submissions whose bodies are identical after
-        normalisation is one entry (its first pair, and every member), not one per pair."""
-        shown, found = set(), []
+    def unit(self, exercise: str, name: str, known: bool = False) -> Unit:
+        return self.known_units[name] if known else self.units[exercise][name]
+
+    def clusters(self) -> list[Cluster]:
+        """Connected groups of flagged student pairs, and per known source the students matching it."""
+        found = []
+        by_exercise: dict[str, list[Pair]] = {}
         for pair in self.pairs:
-            codes = self.bodies[pair.exercise]
-            tokens = codes[pair.a].tokens
-            if tokens != codes[pair.b].tokens:
-                found.append((pair, (pair.a, pair.b)))
-            elif (pair.exercise, tokens) not in shown:
-                shown.add((pair.exercise, tokens))
-                found.append((pair, tuple(sorted(n for n, b in codes.items() if b.tokens == tokens))))
-        return found
+            by_exercise.setdefault(pair.exercise, []).append(pair)
+        for exercise, pairs in by_exercise.items():
+            found += [Cluster(exercise, members, tuple(p for p in pairs if p.a in members))
+                      for members in _components(pairs)]
+        sources: dict[tuple[str, str], list[Pair]] = {}
+        for pair in self.known:
+            sources.setdefault((pair.exercise, pair.b), []).append(pair)
+        for (exercise, source), pairs in sources.items():
+            found.append(Cluster(exercise, tuple(sorted(p.a for p in pairs)), tuple(pairs), source))
+        return sorted(found, key=lambda c: (-c.score, c.exercise, c.source, c.members))
 
 
-def body_in(files: dict[str, str], module: str, function: str, parsed: dict) -> Body | None:
-    """The submission's `function`: in `<module>.py` first, else in any file that defines it. `parsed`
-    caches each file's functions (a module holds several exercises)."""
-    for path in sorted(files, key=lambda p: (p != f"{module}.py", p)):
-        if f"def {function}" not in files[path]:
-            continue
-        if path not in parsed:
-            try:
-                parsed[path] = top_level_functions(files[path])
-            except (SyntaxError, ValueError):  # ValueError: a NUL byte
-                parsed[path] = {}
-        if function in parsed[path]:
-            return body_of(path, *parsed[path][function])
-    return None
+def _components(pairs: list[Pair]) -> list[tuple[str, ...]]:
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    for pair in pairs:
+        parent[root(pair.a)] = root(pair.b)
+    members: dict[str, list[str]] = {}
+    for name in sorted(parent):
+        members.setdefault(root(name), []).append(name)
+    return [tuple(m) for m in members.values()]
 
 
-def template_hashes(template_dir: Path, module: str, function: str) -> set[int]:
-    """Every k-gram hash of the template's own body: code all students were given."""
-    path = template_dir / f"{module}.py"
-    found = top_level_functions(path.read_text(encoding="utf-8")).get(function) if path.is_file() else None
-    if found is None:
-        return set()
-    tokens, _ = normalise(found[1], found[2], found[3])
-    return set(kgram_hashes(tokens).tolist())
-
-
-def _groups(codes: dict[str, Body]) -> dict[tuple[str, ...], list[str]]:
-    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for name in sorted(codes):
-        groups[codes[name].tokens].append(name)
-    return groups
-
-
-def compare_exercise(exercise: str, codes: dict[str, Body], excluded: set[int], class_size: int) -> list[Pair]:
-    """Alike pairs among the submissions' bodies for one exercise."""
-    seen = Counter(h for body in codes.values() for h in body.fingerprints)
-    limit = max(COMMON_MIN, COMMON_SHARE * class_size)
-    dropped = excluded | {h for h, n in seen.items() if n > limit}
-    groups = list(_groups(codes).values())
-    kept = [set(codes[g[0]].fingerprints) - dropped for g in groups]
-    index: dict[int, list[int]] = defaultdict(list)
-    for gi, hashes in enumerate(kept):
-        for h in hashes:
-            index[h].append(gi)
-    shared: Counter = Counter()
-    for members in index.values():
-        shared.update(combinations(members, 2))
-    alike = [(gi, gi, len(kept[gi])) for gi, g in enumerate(groups) if len(g) > 1]
-    alike += [(gi, gj, n) for (gi, gj), n in shared.items()]
-    group_of = {name: gi for gi, g in enumerate(groups) for name in g}
-    pairs = []
-    for gi, gj, n in alike:
-        small = min(len(kept[gi]), len(kept[gj]))
-        if n >= MIN_SHARED and small and n / small >= THRESHOLD:
-            for a, b in _member_pairs(groups[gi], groups[gj]):
-                pairs.append(Pair(exercise, a, b, n, n / len(kept[group_of[a]]), n / len(kept[group_of[b]]),
-                                  codes[a].path, codes[b].path))
-    return pairs
-
-
-def _member_pairs(first: list[str], second: list[str]) -> list[tuple[str, str]]:
-    if first is second:
-        return list(combinations(first, 2))
-    return [tuple(sorted((a, b))) for a in first for b in second]
-
-
-def fragments(a: Body, b: Body, excluded: set[int]) -> tuple[Fragment, ...]:
-    """The shared stretches of two bodies, in a's order, each as lines of both files."""
-    matches = sorted((pa, b.fingerprints[h]) for h, pa in a.fingerprints.items()
-                     if h in b.fingerprints and h not in excluded)
-    runs: list[list[tuple[int, int]]] = []
-    for pa, pb in matches:
-        last = runs[-1][-1] if runs else None
-        if last and 0 < pa - last[0] <= K + WINDOW and 0 < pb - last[1] <= K + WINDOW:
-            runs[-1].append((pa, pb))
-        else:
-            runs.append([(pa, pb)])
-    return tuple(_fragment(a, b, run) for run in runs)
-
-
-def _fragment(a: Body, b: Body, run: list[tuple[int, int]]) -> Fragment:
-    def span(body: Body, start: int, end: int) -> tuple[tuple[int, int], str]:
-        first, last = body.lines[start], body.lines[min(end + K, len(body.lines)) - 1]
-        text = "".join(body.source.splitlines(keepends=True)[first - 1:last])
-        return (body.first_line + first - 1, body.first_line + last - 1), text
-
-    a_lines, a_text = span(a, run[0][0], run[-1][0])
-    b_lines, b_text = span(b, run[0][1], run[-1][1])
-    return Fragment(a_lines, b_lines, a_text, b_text)
+def _template(template_dir: Path, cache: dict) -> tuple[Package, frozenset[int]]:
+    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(template_dir.glob("*.py"))}
+    package = read_package(files, cache)
+    segments = [s for named in package.modules.values() for s in named.values()]
+    segments += [s for loose in package.loose.values() for s in loose]
+    return package, frozenset(h for s in segments for st in s.statements for h in (st.h0, st.h1))
 
 
 def check(submissions: dict[str, dict[str, str]], course: Course, *, template_dir: Path = paths.TEMPLATE_DIR,
-          skipped: dict[str, Message] | None = None) -> Found:
-    """Alike pairs over every coded exercise; `submissions` maps a name to its files (path -> text)."""
-    found = Found(skipped=dict(skipped or {}), submissions=len(submissions), exercises=len(course.coded))
-    parsed: dict[str, dict] = defaultdict(dict)  # submission -> its parsed files
+          skipped: dict[str, Message] | None = None, known: dict[str, str] | None = None,
+          threshold: float = THRESHOLD) -> Found:
+    """Flagged pairs over every coded exercise; `submissions` maps a name to its files (path -> text),
+    `known` a known source's file name to its text."""
+    cache: dict = {}
+    template, given = _template(template_dir, cache)
+    functions = {e.id: (e.module, e.function) for e in course.coded}
+    per_submission = all_units(submissions, functions, template, cache)
+    found = Found(skipped=dict(skipped or {}), submissions=len(submissions), exercises=len(course.coded),
+                  threshold=threshold, known_units=known_units(known or {}, cache), files=submissions,
+                  known_files=dict(known or {}))
     for exercise in course.coded:
-        codes = {name: body for name, files in sorted(submissions.items())
-                 if (body := body_in(files, exercise.module, exercise.function, parsed[name])) is not None}
-        excluded = template_hashes(template_dir, exercise.module, exercise.function)
-        found.bodies[exercise.id], found.excluded[exercise.id] = codes, excluded
-        found.pairs += compare_exercise(exercise.id, codes, excluded, len(submissions))
-    order = [e.id for e in course.coded]
-    found.pairs.sort(key=lambda p: (-p.similarity, -p.shared, order.index(p.exercise), p.a, p.b))
+        units = {name: got[exercise.id] for name, got in per_submission.items() if exercise.id in got}
+        scored = score_exercise(units, given, found.known_units, len(submissions), threshold)
+        found.units[exercise.id], found.excluded[exercise.id] = units, scored.excluded
+        found.histogram += scored.histogram
+        found.known += [Pair(exercise.id, a, b, s, n, known=True) for a, b, s, n in scored.known]
+        sources: dict[str, set[str]] = {}
+        for pair in scored.known:
+            sources.setdefault(pair[0], set()).add(pair[1])
+        for a, b, s, n in scored.pairs:
+            both = sources.get(a, set()) & sources.get(b, set())
+            (found.explained if both else found.pairs).append(Pair(exercise.id, a, b, s, n))
+    order = {e.id: i for i, e in enumerate(course.coded)}
+    for pairs in (found.pairs, found.known, found.explained):
+        pairs.sort(key=lambda p: (-p.score, -p.shared, order[p.exercise], p.a, p.b))
     return found
 
 
-def check_dir(directory: Path, course: Course, *, template_dir: Path | None = None) -> Found:
+def check_dir(directory: Path, course: Course, *, template_dir: Path | None = None, known_dir: Path | None = None,
+              threshold: float = THRESHOLD) -> Found:
     submissions, skipped = read_sources(directory, course)
     stubs = template_dir or paths.template_dir(frameworks.adapter(course.framework))  # left out: the template's
-    return check(submissions, course, template_dir=stubs, skipped=skipped)
+    known = read_known(known_dir) if known_dir is not None else None
+    return check(submissions, course, template_dir=stubs, skipped=skipped, known=known, threshold=threshold)
 
 
-def _side_by_side(fragment: Fragment, width: int = 58) -> list[str]:
-    left, right = fragment.a_text.rstrip("\n").split("\n"), fragment.b_text.rstrip("\n").split("\n")
-    rows = max(len(left), len(right))
-    cut = [(line.expandtabs()[:width]).ljust(width) for line in left + [""] * (rows - len(left))]
-    return [f"    {a} | {b.expandtabs()[:width]}" for a, b in zip(cut, right + [""] * (rows - len(right)))]
+@dataclass(frozen=True)
+class Region:
+    """Matched statements of one side, merged where they touch; `partner`: the other side's region that
+    holds the match of its first statement."""
+
+    path: str
+    first: int
+    last: int
+    partner: int
+
+
+def matched(found: Found, pair: Pair) -> tuple[list[Region], list[Region]]:
+    """Both sides' matched regions: statements whose fingerprints both sides have (and that weigh
+    something), each region linked to where its first statement's match is on the other side."""
+    a, b = found.unit(pair.exercise, pair.a), found.unit(pair.exercise, pair.b, pair.known)
+    excluded = found.excluded[pair.exercise]
+    shared = (set(a.features()) & set(b.features())) - excluded
+    a_spans, b_spans = _spans(a, shared), _spans(b, shared)
+    return _linked(a_spans, b_spans), _linked(b_spans, a_spans)
+
+
+def _spans(unit: Unit, shared: set[int]) -> list[tuple[str, int, int, list[Statement]]]:
+    """Runs of matched statements with no unmatched one between them (blank lines and comments do not
+    break a run)."""
+    spans: list[tuple[str, int, int, list[Statement]]] = []
+    previous_matched = False
+    for s in unit.statements:
+        matched_here = s.h0 in shared or s.h1 in shared
+        if matched_here and previous_matched and spans[-1][0] == s.path:
+            spans[-1] = (s.path, spans[-1][1], max(spans[-1][2], s.last), spans[-1][3] + [s])
+        elif matched_here:
+            spans.append((s.path, s.first, s.last, [s]))
+        previous_matched = matched_here
+    return spans
+
+
+def _linked(spans: list, others: list) -> list[Region]:
+    where: dict[int, int] = {}
+    for index, (_, _, _, statements) in enumerate(others):
+        for s in statements:
+            where.setdefault(s.h0, index)
+            where[s.h1] = where.get(s.h1, index)
+    regions = []
+    for path, first, last, statements in spans:
+        head = statements[0]
+        regions.append(Region(path, first, last, where.get(head.h1, where.get(head.h0, 0))))
+    return regions
+
+
+def regions(found: Found, pair: Pair) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+    """The matched line ranges (file, first, last) of each side of a pair."""
+    a, b = matched(found, pair)
+    return [(r.path, r.first, r.last) for r in a], [(r.path, r.first, r.last) for r in b]
+
+
+def as_json(found: Found) -> dict:
+    """Every flagged pair with both names, the exercise, the score and the matched line ranges."""
+    def entry(pair: Pair) -> dict:
+        a_lines, b_lines = regions(found, pair)
+        return {**asdict(pair), "a_lines": a_lines, "b_lines": b_lines}
+
+    return {"threshold": found.threshold, "submissions": found.submissions, "min_size": MIN_SIZE,
+            "histogram": found.histogram.tolist(), "pairs": [entry(p) for p in found.pairs],
+            "known": [entry(p) for p in found.known], "explained_by_known": [entry(p) for p in found.explained],
+            "clusters": [{"exercise": c.exercise, "members": c.members, "source": c.source, "score": c.score}
+                         for c in found.clusters()],
+            "skipped": {name: problem.text("en") for name, problem in sorted(found.skipped.items())}}
 
 
 def print_found(found: Found, top: int, lang: str) -> None:
     for name, problem in sorted(found.skipped.items()):
         print(t("similarity.skipped", lang, name=name, problem=problem.text(lang)))
-    matches = found.matches()
-    for pair, members in matches[:top]:
-        print(t("similarity.pair", lang, exercise=pair.exercise, a=pair.a, b=pair.b, shared=pair.shared,
-                a_share=100 * pair.a_share, b_share=100 * pair.b_share) if len(members) == 2 else
-              t("similarity.group", lang, exercise=pair.exercise, count=len(members), names=", ".join(members)))
-        for fragment in found.fragments(pair):
-            print(t("similarity.lines", lang, a_path=pair.a_path, a_from=fragment.a_lines[0], a_to=fragment.a_lines[1],
-                    b_path=pair.b_path, b_from=fragment.b_lines[0], b_to=fragment.b_lines[1]))
-            print("\n".join(_side_by_side(fragment)))
-    if len(matches) > top:
-        print(t("similarity.more", lang, count=len(matches) - top))
+    clusters = found.clusters()
+    for cluster in clusters[:top]:
+        key = "similarity.known_cluster" if cluster.source else "similarity.cluster"
+        print(t(key, lang, exercise=cluster.exercise, score=100 * cluster.score, count=len(cluster.members),
+                names=", ".join(cluster.members), source=cluster.source))
+        for pair in cluster.pairs[:top]:
+            a_lines, b_lines = regions(found, pair)
+            print(t("similarity.pair", lang, a=pair.a, b=pair.b, score=100 * pair.score))
+            for side, spans in ((pair.a, a_lines), (pair.b, b_lines)):
+                print(f"    {side}: " + ", ".join(f"{p} {first}-{last}" for p, first, last in spans))
+    if len(clusters) > top:
+        print(t("similarity.more", lang, count=len(clusters) - top))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.similarity", description=__doc__.split("\n")[0])
     parser.add_argument("directory", type=Path, help="a directory of submissions (package directories or .zip files)")
-    parser.add_argument("--top", type=int, default=20, help="pairs printed, most alike first (default 20)")
-    parser.add_argument("--json", type=Path, default=None, help="write every pair, with its fragments, here")
+    parser.add_argument("--known", type=Path, default=None,
+                        help="a directory of known sources (.py files, packages or .zip files, searched recursively)")
+    parser.add_argument("--top", type=int, default=20, help="clusters printed, most alike first (default 20)")
+    parser.add_argument("--json", type=Path, default=None, help="write every flagged pair, with its lines, here")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD, help=f"score to flag (default {THRESHOLD})")
     config.add_arguments(parser, ("lang", "assignment"))
     opts = parser.parse_args(argv)
     lang = opts.lang or default_lang()
-    if not opts.directory.is_dir():
-        print(t("similarity.not_a_directory", lang, path=str(opts.directory)), file=sys.stderr)
-        return 2
+    for given in (opts.directory, opts.known):
+        if given is not None and not given.is_dir():
+            print(t("similarity.not_a_directory", lang, path=str(given)), file=sys.stderr)
+            return 2
     started = time.perf_counter()
-    found = check_dir(opts.directory, load_course(paths.SPEC_DIR, opts.assignment))
+    found = check_dir(opts.directory, load_course(paths.SPEC_DIR, opts.assignment), known_dir=opts.known,
+                      threshold=opts.threshold)
     print_found(found, opts.top, lang)
     print(t("similarity.summary", lang, submissions=found.submissions, exercises=found.exercises,
-            pairs=len(found.pairs), matches=len(found.matches()), seconds=time.perf_counter() - started))
+            pairs=len(found.pairs), known=len(found.known), clusters=len(found.clusters()),
+            seconds=time.perf_counter() - started))
     if opts.json:
-        every = [{**asdict(p), "fragments": [asdict(f) for f in found.fragments(p)]} for p in found.pairs]
-        opts.json.write_text(json.dumps(every, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        opts.json.write_text(json.dumps(as_json(found), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 

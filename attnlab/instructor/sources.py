@@ -4,6 +4,7 @@ never imported.
 """
 
 import tempfile
+import zipfile
 from pathlib import Path
 
 from attnlab.core.i18n import Message
@@ -41,3 +42,23 @@ def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, s
             except BadSubmission as problem:
                 skipped[submission.name] = problem.message
     return found, skipped
+
+
+def read_known(directory: Path) -> dict[str, str]:
+    """Known sources (public repositories, last year's solutions): every .py file under `directory`, and
+    every .py member of a .zip there, by its path below `directory` (a zip's members after `NAME.zip/`).
+    Never imported; a file over MAX_SOURCE_BYTES is left out."""
+    found = {}
+    for path in sorted(Path(directory).rglob("*")):
+        name = path.relative_to(directory).as_posix()
+        if path.suffix == ".py" and path.is_file() and path.stat().st_size <= MAX_SOURCE_BYTES:
+            found[name] = path.read_text(encoding="utf-8", errors="replace")
+        elif path.suffix == ".zip" and path.is_file():
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    for member in archive.infolist():
+                        if member.filename.endswith(".py") and member.file_size <= MAX_SOURCE_BYTES:
+                            found[f"{name}/{member.filename}"] = archive.read(member).decode("utf-8", "replace")
+            except (zipfile.BadZipFile, OSError):
+                continue  # an unreadable archive among known sources: nothing in it to compare with
+    return found
