@@ -13,6 +13,7 @@ from pathlib import Path
 from attnlab import __version__
 from attnlab.core import paths
 from attnlab.core.i18n import t
+from attnlab.core.internal import internal_exercise
 from attnlab.core.outcomes import Outcome
 from attnlab.core.quiz import answer_key, grade_quiz, read_answers
 from attnlab.core.results import ExerciseResult, SubmissionResult
@@ -53,6 +54,14 @@ def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path
 def failed_everywhere(course: Course, status: Status, message: str) -> list[ExerciseResult]:
     return [ExerciseResult(id=ex.id, function=ex.function, score=0.0, max_score=ex.points, status=status,
                            feedback=message) for ex in course.exercises]
+
+
+def _internal_everywhere(course: Course, exc: Exception, lang: str) -> list[ExerciseResult]:
+    """Every exercise of a submission whose grading failed outside any exercise (attnlab.core.internal); the
+    first carries the traceback."""
+    results = failed_everywhere(course, Status.INTERNAL_ERROR, t("internal_submission", lang, type=type(exc).__name__))
+    first = internal_exercise(course.exercises[0], exc, lang)
+    return [replace(results[0], checks=first.checks), *results[1:]]
 
 
 def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
@@ -119,12 +128,15 @@ def exercise_results(package: Path, name: str, course: Course, opts: JudgeOption
                     libraries=opts.libraries,
                     scratch_root=scratch) as remote:
         for exercise in course.exercises:
-            if isinstance(exercise, QuizSpec):
-                results.append(_quiz(exercise, package, opts.lang))
-            elif opts.deadline is not None and time.monotonic() >= opts.deadline:
-                results.append(not_reached(exercise, opts.lang))
-            else:
-                results.append(_coded(exercise, remote, opts, reference))
+            try:
+                if isinstance(exercise, QuizSpec):
+                    results.append(_quiz(exercise, package, opts.lang))
+                elif opts.deadline is not None and time.monotonic() >= opts.deadline:
+                    results.append(not_reached(exercise, opts.lang))
+                else:
+                    results.append(_coded(exercise, remote, opts, reference))
+            except Exception as exc:  # the judge's own fault: this exercise says so, the next is graded
+                results.append(internal_exercise(exercise, exc, opts.lang))
             if progress is not None:
                 progress(results)
     return said_once(results, opts.lang)
@@ -146,6 +158,8 @@ def grade_submission(submission: Submission, course: Course, opts: JudgeOptions,
         except BadSubmission as problem:
             exercises = failed_everywhere(course, Status.ERROR, t("upload.failed", opts.lang, name=submission.name,
                                                                   problem=problem.message))
+        except Exception as exc:  # the judge's own fault: this submission says so, the class goes on
+            exercises = _internal_everywhere(course, exc, opts.lang)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
