@@ -76,8 +76,8 @@ def measure(count: int, copies: int, course) -> None:
         submissions, skipped = read_sources(root, course)
         read, read_cpu = time.perf_counter() - started, cpu_seconds() - cpu
         started, cpu = time.perf_counter(), cpu_seconds()
-        found = similarity.check(submissions, course, template_dir=paths.template_dir(frameworks.adapter(course.framework)),
-                                 skipped=skipped)
+        stubs = paths.template_dir(frameworks.adapter(course.framework))
+        found = similarity.check(submissions, course, template_dir=stubs, skipped=skipped)
         compared, compared_cpu = time.perf_counter() - started, cpu_seconds() - cpu
     flagged = {(p.a, p.b) for p in found.pairs}
     caught = sum(tuple(sorted((p.name, p.copy_of))) in flagged for p in planted if p.copy_of)

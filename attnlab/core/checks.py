@@ -17,6 +17,7 @@ from attnlab.core.compare import compare, excess, tolerance_for
 from attnlab.core.diagnose import diagnose, run_misconception
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function
+from attnlab.core.internal import internal_check
 from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure
 from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
@@ -57,12 +58,13 @@ class Context:
                 yield result
                 continue
             try:
-                yield self._checked(on_device, result)
-            except RAISED as exc:
-                yield exc
+                checked = self._checked(on_device, result)
+            except Exception as exc:  # RAISED: the output's fault; anything else the judge's (raised where read)
+                checked = exc
             finally:
                 if on_device is not args:  # in-place changes made on the device show on the caller's inputs
                     _copy_back(args, on_device)
+            yield checked
 
     def outputs(self, calls: list[dict[str, Any]]) -> Iterator[torch.Tensor]:
         """The checked outputs of `calls`, raising the first failure, as calling them one by one would."""
@@ -252,7 +254,11 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
     data = [ctx.case_data(case) for case in cases]
     budgets = [case.max_tensor_mb for case in cases]
     for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data], budgets)):
-        yield _case_result(ctx, case, args, expected, got)
+        try:
+            result = _case_result(ctx, case, args, expected, got)
+        except Exception as exc:  # the judge's own fault (the output was validated): see attnlab.core.internal
+            result = internal_check(ctx.exercise.id, case.name, "case", exc, ctx.lang)
+        yield result
 
 
 def _import_result(ctx: Context, name: str, failure: Outcome, kind: str) -> CheckResult:
@@ -264,6 +270,8 @@ def _import_result(ctx: Context, name: str, failure: Outcome, kind: str) -> Chec
 
 def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: Output | None,
                  got: Output | Outcome | CheckFailure) -> CheckResult:
+    if isinstance(got, Exception) and not isinstance(got, RAISED):
+        raise got  # validating the output failed in the judge's own code: an internal error (run_cases)
     if is_import_failure(got):
         return _import_result(ctx, case.name, got, "case")
     if isinstance(got, RAISED):
@@ -319,6 +327,8 @@ def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
     except CheckFailure as failure:
         return CheckResult(prop.name, False, Status.FAILED, _property_text(ctx, prop.name, failure.message),
                            kind="property", hint=_hint(failure, ctx.lang))
+    except Exception as exc:  # the judge's own fault (the outputs were validated): see attnlab.core.internal
+        return internal_check(ctx.exercise.id, prop.name, "property", exc, ctx.lang)
     return CheckResult(prop.name, True, Status.PASSED, kind="property")
 
 

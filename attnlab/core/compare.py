@@ -20,8 +20,23 @@ def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
     return tuple(reversed(index))
 
 
+def unreadable(got, expected: torch.Tensor) -> Message | None:
+    """Why `got` cannot be compared with `expected` element by element (not a tensor of real numbers, or
+    another shape: broadcasting would compare the wrong elements, or raise), or None."""
+    if not isinstance(got, torch.Tensor) or got.is_complex() or got.layout != torch.strided or got.is_meta:
+        kind = str(got.dtype).removeprefix("torch.") if isinstance(got, torch.Tensor) else type(got).__name__
+        return Message("compare_dtype", {"got": kind})
+    if got.shape != expected.shape:
+        return Message("compare_shape", {"got": tuple(got.shape), "expected": tuple(expected.shape)})
+    return None
+
+
 def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Message | None:
-    """None when every element satisfies |got - expected| <= atol + rtol * |expected| (NaN never does)."""
+    """None when every element satisfies |got - expected| <= atol + rtol * |expected| (NaN never does);
+    else what differs, where and by how much, or why they cannot be compared (`unreadable`)."""
+    problem = unreadable(got, expected)
+    if problem is not None:
+        return problem
     g = got.detach().to("cpu", torch.float64)
     e = expected.detach().to("cpu", torch.float64)
     close = torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
@@ -43,7 +58,7 @@ def excess(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> float:
     """The worst element's error as a multiple of what the tolerance allows there, |g - e| / (atol + rtol·|e|):
     below 1 passes. NaN or ±inf where expected has the same count as exact; elsewhere, or a shape that differs,
     is infinitely far. The mutation report's margins (attnlab.instructor.mutants) are made of these."""
-    if got.shape != expected.shape:
+    if unreadable(got, expected) is not None:
         return float("inf")
     g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
     same = (g == e) | (torch.isnan(g) & torch.isnan(e))
@@ -55,7 +70,7 @@ def excess(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> float:
 
 def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
     """Equal within tolerance, NaN where the other has NaN (bugs whose symptom is NaN can be named)."""
-    if got.shape != expected.shape:
+    if unreadable(got, expected) is not None:
         return False
     g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
     return bool(torch.isclose(g, e, rtol=tol.rtol, atol=tol.atol, equal_nan=True).all())

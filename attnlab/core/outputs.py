@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from attnlab.core.i18n import Message
 from attnlab.core.outcomes import SubmissionError
 
 Output = torch.Tensor | tuple[torch.Tensor, ...]
@@ -17,9 +18,18 @@ MAX_OUTPUTS = 8
 
 def as_output(value: Any, function: str) -> Output:
     """The plain tensor(s) a call returned; tensor subclasses lose their overrides (a subclass could lie in
-    __eq__), a list becomes a tuple. Anything else is the student's error."""
+    __eq__), a list becomes a tuple. Anything else is the student's error, and so is a tensor without values
+    to read (sparse, meta, quantized)."""
     return convert_output(value, function, is_array=lambda v: isinstance(v, torch.Tensor),
-                          convert=lambda v: v.as_subclass(torch.Tensor), expected="torch.Tensor")
+                          convert=lambda v: _readable(v, function).as_subclass(torch.Tensor), expected="torch.Tensor")
+
+
+def _readable(tensor: torch.Tensor, function: str) -> torch.Tensor:
+    kind = ("layout_meta" if tensor.is_meta else "layout_quantized" if tensor.is_quantized
+            else "layout_sparse" if tensor.layout != torch.strided else None)
+    if kind is not None:
+        raise SubmissionError("output_layout", function=function, kind=Message(kind))
+    return tensor
 
 
 def convert_output(value: Any, function: str, *, is_array, convert, expected: str) -> Output:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attnlab.core.outcomes import CheckFailure
 from attnlab.core.spec import Text
 
 SEQ, HEADS = 8, 2
@@ -39,8 +40,8 @@ def eye(n: int) -> torch.Tensor:
 def heads(out: torch.Tensor, count: int = 1) -> np.ndarray:
     """(seq, count·seq) columns → (count, seq, seq) weight matrices (float64 numpy)."""
     out = out.detach().to("cpu", F64)
-    if tuple(out.shape) != (SEQ, count * SEQ):
-        raise ValueError(f"the output has shape {tuple(out.shape)}, expected {(SEQ, count * SEQ)}")
+    if tuple(out.shape) != (SEQ, count * SEQ):  # the student's output: said as a failure, never raised as a bug
+        raise CheckFailure("picture_shape", got=tuple(out.shape), expected=(SEQ, count * SEQ))
     return out.reshape(SEQ, count, SEQ).permute(1, 0, 2).numpy()
 
 

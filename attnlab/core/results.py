@@ -34,11 +34,15 @@ class CheckResult:
     trivial: bool = False  # passed, but a constant function would pass it too (see attnlab.core.scoring)
     excess: float | None = None  # a compared case's worst error / its tolerance (compare.excess; < 1 passes)
     visible: bool = True  # the spec's `visible`: students run this check on their own machine
+    internal: str = ""  # Status.INTERNAL_ERROR: the judge's traceback, for the instructor (never in feedback)
 
     def to_json(self) -> dict:
-        """What item analysis needs (the message is in the exercise's feedback)."""
-        return {"name": self.name, "kind": self.kind, "visible": self.visible, "passed": self.passed,
+        """What item analysis needs (the message is in the exercise's feedback), and a judge's traceback."""
+        data = {"name": self.name, "kind": self.kind, "visible": self.visible, "passed": self.passed,
                 "status": str(self.status), "diagnosis": self.diagnosis}
+        if self.internal:
+            data["internal"] = self.internal
+        return data
 
 
 @dataclass(frozen=True)

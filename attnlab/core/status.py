@@ -18,13 +18,14 @@ class Status(str, Enum):
     FORBIDDEN = "forbidden"
     NOT_APPLICABLE = "not_applicable"  # the check cannot apply here (a dtype the framework lacks)
     NOT_RUN = "not_run"  # the check could not run here (no CUDA device, no reference values)
+    INTERNAL_ERROR = "internal_error"  # the judge's own code failed on this check: not the student's doing
 
     def __str__(self) -> str:
         return self.value
 
 
 # When no check of an exercise passes, its status is the most telling of its failures, in this order.
-SEVERITY = (Status.FORBIDDEN, Status.TIMEOUT, Status.OVERLOADED, Status.MEMORY, Status.ERROR,
+SEVERITY = (Status.INTERNAL_ERROR, Status.FORBIDDEN, Status.TIMEOUT, Status.OVERLOADED, Status.MEMORY, Status.ERROR,
             Status.NOT_IMPLEMENTED, Status.FAILED, Status.NOT_RUN)
 # Checks with these statuses count neither for nor against a score: they are shown, and left out.
 EXCLUDED = frozenset({Status.NOT_APPLICABLE})

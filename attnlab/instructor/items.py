@@ -23,7 +23,7 @@ NEGATIVE, WEAK = -0.05, 0.15  # discrimination below NEGATIVE is flagged negativ
 HIDDEN_GAP = 0.25  # a hidden item this far below its exercise's visible pass rate is flagged
 EASY, HARD = 0.8, 0.3  # pass rates at and above EASY are easy, below HARD hard
 FLAGS = ("never", "negative", "hidden_gap", "weak")  # worst first; catalogue "report.flag.<flag>"
-UNCOUNTED = EXCLUDED | {Status.NOT_RUN}
+UNCOUNTED = EXCLUDED | {Status.NOT_RUN, Status.INTERNAL_ERROR}  # says nothing of the item or the student
 
 
 @dataclass(frozen=True)

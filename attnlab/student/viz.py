@@ -16,8 +16,8 @@ from attnlab.core import fixtures, paths
 from attnlab.core.exercises import code_for
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, find_function
-from attnlab.core.outcomes import Outcome
-from attnlab.core.scoring import load_reference
+from attnlab.core.outcomes import RAISED
+from attnlab.core.scoring import load_reference, make_context
 from attnlab.core.spec import Course, ExerciseSpec
 
 VIZ_DIR = paths.FIXTURES_DIR / "_viz"
@@ -40,20 +40,27 @@ def student_weights(exercise: ExerciseSpec, impl: Implementation, lang: str) -> 
 
 def student_picture(exercise: ExerciseSpec, impl: Implementation) -> tuple[np.ndarray | None, Message | None]:
     """student_weights, with what went wrong as a Message (to be said in the console's and the figure's
-    language, which differ where no CJK font is installed)."""
-    def call(**kwargs):
-        [got] = impl.call_many(exercise=exercise.id, module=exercise.module, function=exercise.function,
-                               calls=[kwargs], forbidden_calls=())
-        if isinstance(got, Exception):
-            raise got
-        return got.output
+    language, which differ where no CJK font is installed). The picture reads the student's outputs as the
+    checks do (count, type, shape, dtype validated first: attnlab.core.checks.Context), so a wrong output is
+    named, never raised; an error of the picture's own code is said as the grader's, not the student's."""
     try:
+        ctx = make_context(exercise, impl)
         with torch.no_grad():
-            return picture_of(exercise).compute(call), None
-    except Outcome as outcome:
+            weights = picture_of(exercise).compute(lambda **kwargs: ctx.call(kwargs))
+    except RAISED as outcome:
         return None, outcome.message
-    except (ValueError, RuntimeError, IndexError, TypeError) as exc:  # e.g. a wrong shape: no weights to read
-        return None, Message("raw", {"text": f"{type(exc).__name__}: {exc}"})
+    except Exception as exc:  # noqa: BLE001 -- the picture's own code, on outputs that were validated
+        return None, Message("internal_check", {"exercise": exercise.id, "name": "viz", "type": type(exc).__name__})
+    return _readable_picture(weights, reference_weights(exercise))
+
+
+def _readable_picture(weights, reference: np.ndarray | None) -> tuple[np.ndarray | None, Message | None]:
+    """The picture as a (heads, rows, cols) float64 array of the reference's shape, or what is wrong with it."""
+    weights = np.asarray(weights, dtype=np.float64)
+    expected = reference.shape if reference is not None else None
+    if weights.ndim != 3 or (expected is not None and weights.shape != expected):
+        return None, Message("picture_shape", {"got": weights.shape, "expected": expected or "(heads, rows, cols)"})
+    return weights, None
 
 
 def reference_weights(exercise: ExerciseSpec) -> np.ndarray | None:
@@ -84,7 +91,8 @@ def _panel(ax, data: np.ndarray | None, kind: str, title: str, problem: str):
         ax.text(0.5, 0.5, textwrap.fill(problem, 34), ha="center", va="center", fontsize=8, wrap=True)
         ax.set_axis_off()
         return None
-    limit = float(np.abs(data).max()) or 1.0
+    finite = np.abs(data[np.isfinite(data)])  # NaN and inf are drawn blank
+    limit = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
     style = {"weights": ("viridis", 0.0, 1.0), "mask": ("Greys", 0.0, 1.0),
              "scores": ("coolwarm", -limit, limit)}
     cmap, low, high = style[kind]
@@ -106,7 +114,9 @@ def figure(exercise: ExerciseSpec, yours: np.ndarray | None, problem: str, refer
     fig = Figure(figsize=(8.0, 3.4 * heads + 1.4), layout="constrained")
     axes = fig.subplots(heads, 2, squeeze=False)
     if yours is not None and reference is not None and yours.shape == reference.shape:
-        problem = f"{word['diff']} = {np.abs(yours - reference).max():.3g}"
+        blank = int((~np.isfinite(yours)).sum())
+        problem = t("picture_values", lang, count=blank) if blank else \
+            f"{word['diff']} = {np.abs(yours - reference).max():.3g}"
     elif yours is not None and reference is not None:
         problem, yours = t("viz.shape_differs", lang, yours=yours.shape, reference=reference.shape), None
     for column, (label, data) in enumerate(((word["yours"], yours), (word["reference"], reference))):

@@ -99,7 +99,7 @@ def run_self_attention(
     raise NotImplementedError("exercise self_attention: implement run_self_attention")
 
 
-def run_causal_mask(seq_len: int, device: Optional[jax.Device] = None) -> Bool[jax.Array, "seq seq"]:
+def run_causal_mask(seq_len: int, device: Optional[jax.Device] = None) -> Bool[jax.Array, "seq_len seq_len"]:
     """The causal mask of seed 001 §3.5.1 and seed 000: which keys each query may attend to.
 
     Row i is a query position, column j a key position; entry (i, j) is True when j <= i (the token

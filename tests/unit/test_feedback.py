@@ -210,9 +210,10 @@ def test_an_import_failure_is_quoted_once_per_exercise_and_once_per_submission(t
 
 
 def test_a_size_no_argument_fixes_is_compared_not_crashed_on(tmp_path):
-    """causal_mask's size comes from an int: a mask one row too big fails its case with both shapes named."""
+    """causal_mask's size comes from an int (its annotation's dim seq_len): a mask one row too big fails its
+    case with both shapes named."""
     result = case_result(tmp_path, "causal_mask", "short", (
         "def run_causal_mask(seq_len, device=None):\n"
         "    return torch.ones(seq_len + 1, seq_len + 1, dtype=torch.bool).tril()\n"))
     assert result.status == "failed"
-    assert "run_causal_mask returned (" in result.message and "expected (" in result.message, result.message
+    assert "returned bool (57, 57), expected Bool (seq_len seq_len) with seq_len=56" in result.message, result.message

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 import torch
 
-from attnlab.core import paths
+from attnlab.core import frameworks, paths
 from attnlab.core.frameworks import for_torch
 from attnlab.core.frameworks.kernels import KERNELS_ONLY
 from attnlab.core.impl import FileImpl, call_checked
@@ -25,11 +25,12 @@ RULES = (KERNELS_ONLY,)
 
 def run(path, dtype=torch.float32, keys=20):
     for_torch.ADAPTER.prepare()  # TRITON_INTERPRET=1 here: no GPU
-    fn = FileImpl(path)._function("triton_flash_forward", "run_triton_flash_forward")
+    fn = FileImpl(path, adapter=frameworks.default())._function("triton_flash_forward", "run_triton_flash_forward")
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(2, 20, 16, generator=g).to(dtype), torch.randn(2, keys, 16, generator=g).to(dtype)
     return call_checked(fn, exercise="triton_flash_forward", function="run_triton_flash_forward",
-                        kwargs={"Q": q, "K": k, "V": k.clone(), "is_causal": True}, forbidden_calls=RULES)
+                        kwargs={"Q": q, "K": k, "V": k.clone(), "is_causal": True}, forbidden_calls=RULES,
+                        adapter=frameworks.default())
 
 
 def test_the_reference_kernel_passes_the_rules():
@@ -61,6 +62,7 @@ def test_bfloat16_in_the_interpreter_is_not_applicable():
 
 def test_a_torch_launcher_gets_no_points():
     exercise = load_course(paths.SPEC_DIR, "systems").get("triton_flash_forward")
-    result = grade_exercise(make_context(exercise, FileImpl(CORPUS / "bug_torch_launcher.py")))
+    impl = FileImpl(CORPUS / "bug_torch_launcher.py", adapter=frameworks.default())
+    result = grade_exercise(make_context(exercise, impl))
     assert (result.status, result.score) == (Status.FORBIDDEN, 0.0)
     assert "outside a Triton kernel" in result.feedback

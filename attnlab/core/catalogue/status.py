@@ -11,4 +11,5 @@ MESSAGES: dict[str, dict[str, str]] = {
     "status.memory": {"en": "out of memory", "zh": "内存超限"},
     "status.not_applicable": {"en": "not applicable", "zh": "不适用"},
     "status.not_run": {"en": "not run", "zh": "未运行"},
+    "status.internal_error": {"en": "grader error", "zh": "评分器内部错误"},
 }

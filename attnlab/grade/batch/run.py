@@ -11,6 +11,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from attnlab.core import internal
 from attnlab.core.config import Limits
 from attnlab.core.results import score_text
 from attnlab.grade.batch import outputs
@@ -105,6 +106,7 @@ def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
             result = grade_submission(sub, dataclasses.replace(judge, run=judge.run.replace(limits=limits)), partial)
         finally:
             slots.put(slot)
+        internal.report(sub.name, result.exercises)  # the judge's own faults, with tracebacks, for the instructor
         outputs.write_result(out_dir, result)
         if gradescope_single is not None:
             outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)

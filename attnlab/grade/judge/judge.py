@@ -14,6 +14,7 @@ from attnlab import __version__
 from attnlab.core import paths
 from attnlab.core.config import Run
 from attnlab.core.i18n import t
+from attnlab.core.internal import internal_exercise
 from attnlab.core.outcomes import Outcome
 from attnlab.core.quiz import answer_key, grade_quiz, read_answers
 from attnlab.core.results import ExerciseResult, SubmissionResult
@@ -54,6 +55,14 @@ def hidden_paths_for(out_dir: Path, submissions: list[Submission]) -> tuple[Path
 def failed_everywhere(course: Course, status: Status, message: str) -> list[ExerciseResult]:
     return [ExerciseResult(id=ex.id, function=ex.function, score=0.0, max_score=ex.points, status=status,
                            feedback=message) for ex in course.exercises]
+
+
+def _internal_everywhere(course: Course, exc: Exception, lang: str) -> list[ExerciseResult]:
+    """Every exercise of a submission whose grading failed outside any exercise (attnlab.core.internal); the
+    first carries the traceback."""
+    results = failed_everywhere(course, Status.INTERNAL_ERROR, t("internal_submission", lang, type=type(exc).__name__))
+    first = internal_exercise(course.exercises[0], exc, lang)
+    return [replace(results[0], checks=first.checks), *results[1:]]
 
 
 def _quiz(quiz: QuizSpec, package: Path, lang: str) -> ExerciseResult:
@@ -120,12 +129,15 @@ def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path
     with RemoteImpl(package, name=name, limits=run.limits, adapter=run.adapter, hidden_paths=list(opts.hidden_paths),
                     libraries=run.course.libraries, scratch_root=scratch) as remote:
         for exercise in run.course.exercises:
-            if isinstance(exercise, QuizSpec):
-                results.append(_quiz(exercise, package, run.lang))
-            elif opts.deadline is not None and time.monotonic() >= opts.deadline:
-                results.append(not_reached(exercise, run.lang))
-            else:
-                results.append(_coded(exercise, remote, run, reference))
+            try:
+                if isinstance(exercise, QuizSpec):
+                    results.append(_quiz(exercise, package, run.lang))
+                elif opts.deadline is not None and time.monotonic() >= opts.deadline:
+                    results.append(not_reached(exercise, run.lang))
+                else:
+                    results.append(_coded(exercise, remote, run, reference))
+            except Exception as exc:  # the judge's own fault: this exercise says so, the next is graded
+                results.append(internal_exercise(exercise, exc, run.lang))
             if progress is not None:
                 progress(results)
     return said_once(results, run.lang)
@@ -148,6 +160,8 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         except BadSubmission as problem:
             not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
             exercises = failed_everywhere(course, Status.ERROR, not_graded)
+        except Exception as exc:  # the judge's own fault: this submission says so, the class goes on
+            exercises = _internal_everywhere(course, exc, lang)
         notebook = notebooks.summary(work_dir, lang)
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),

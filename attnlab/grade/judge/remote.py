@@ -326,7 +326,7 @@ class RemoteImpl:
             mirror_inplace(kwargs[name], tensors.get(f"input:{name}"), name)
         devices = reply.get("devices")
         if not isinstance(devices, list) or len(devices) != len(parts(output)) or not all(
-                isinstance(d, str) and len(d) < 32 for d in devices):
+                isinstance(d, str) and len(d) < 32 and _is_device(d) for d in devices):
             raise self._violation(exercise, ChannelError("ok reply without the outputs' devices"))
         return Returned(output, tuple(modified), tuple(aliases), devices=tuple(devices))
 
@@ -369,3 +369,13 @@ def _copy(exc: Outcome) -> Outcome:
 
 def _names(value: Any, kwargs: dict[str, Any]) -> bool:
     return isinstance(value, list) and all(isinstance(kwargs.get(n), torch.Tensor) for n in value)
+
+
+def _is_device(name: str) -> bool:
+    """Whether torch reads `name` as a device (the checks compare it with the input's: a name it cannot read
+    would fail there, in the judge's code)."""
+    try:
+        torch.device(name)
+    except (RuntimeError, ValueError):
+        return False
+    return True
