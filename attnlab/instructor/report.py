@@ -94,20 +94,22 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     """Everything the template shows."""
     results = load_results(results_dir)
     course = _course(results)
-    stats = report_tables.exercise_stats(results, course, lang)
+    # a submission that could not be graded has no score: it is listed, with why, and counted in no statistic
+    graded = [r for r in results if not r.get("not_graded")] or results
+    stats = report_tables.exercise_stats(graded, course, lang)
     order = [s.id for s in stats]
     anchors = report_tables.anchors_for(results)
     misconceptions = report_tables.misconception_rows(stats, anchors)
-    item_list, gaps = items.analyse(results, order)
-    scores = [float(r["score"]) for r in results]
+    item_list, gaps = items.analyse(graded, order)
+    scores = [float(r["score"]) for r in graded]
     return {
         "text": words(lang), "sim": words(lang, "similarity"), "lang": lang, "font_stack": FONT_STACK,
-        "source": str(results_dir),
+        "source": str(results_dir), "not_graded": len(results) - len(graded) if graded is not results else 0,
         "count": len(results), "mean": statistics.fmean(scores), "median": statistics.median(scores),
         "max_score": max(float(r["max_score"]) for r in results), "stats": stats,
         "status_counts": {s.id: status_counts(s, lang) for s in stats},
         "legend": report_tables.legend(lang),
-        "charts": _charts(results, stats, misconceptions, lang), "misconceptions": misconceptions,
+        "charts": _charts(graded, stats, misconceptions, lang), "misconceptions": misconceptions,
         "items": item_list, "gaps": gaps, "rows": report_tables.submission_rows(results, order, anchors, lang),
         "sections": report_tables.submission_sections(results, stats, anchors, lang),
         "similar": _similar(submissions_dir, course, lang, known_dir), "status_word": lambda s: status_word(s, lang),

@@ -112,7 +112,7 @@ def anchors_for(results: list[dict]) -> dict[str, str]:
 def submission_rows(results: list[dict], exercise_ids: list[str], anchors: dict[str, str], lang: str) -> list[dict]:
     """The submissions table, best first; a cell per exercise with its status word and score."""
     rows = []
-    for r in sorted(results, key=lambda r: (-float(r["score"]), str(r["submission"]))):
+    for r in sorted(results, key=lambda r: (bool(r.get("not_graded")), -float(r["score"]), str(r["submission"]))):
         by_id = {ex["id"]: ex for ex in r["exercises"]}
         cells = []
         for exercise_id in exercise_ids:
@@ -121,7 +121,8 @@ def submission_rows(results: list[dict], exercise_ids: list[str], anchors: dict[
                 "css": css(str(ex["status"])), "word": status_word(str(ex["status"]), lang),
                 "score": float(ex["score"]), "tip": str(ex.get("feedback", "")).split("\n", 1)[0][:TOOLTIP_CAP]})
         rows.append({"name": str(r["submission"]), "anchor": anchors[str(r["submission"])],
-                     "score": float(r["score"]), "max_score": float(r["max_score"]), "cells": cells})
+                     "score": float(r["score"]), "max_score": float(r["max_score"]), "cells": cells,
+                     "not_graded": bool(r.get("not_graded"))})
     return rows
 
 

@@ -63,6 +63,21 @@ def results_dir(tmp_path) -> Path:
     return out
 
 
+def test_a_submission_that_could_not_be_graded_is_listed_but_counted_in_no_figure(tmp_path):
+    """grade.py marks an upload it could not read `not_graded`: the report lists it and says so, and the mean,
+    the median, the charts and the exercise table are of the graded submissions alone (it is no 0)."""
+    out = tmp_path / "grades"
+    alice = submission("alice", {"softmax", "causal_mask"}, {})
+    write_result(out, alice)
+    write_result(out, SubmissionResult(**{**bad_upload("dora").__dict__, "not_graded": UPLOAD_PROBLEM}))
+    html = render(out, lang="en")
+    meta = " ".join(html[html.index('class="meta"'):html.index("</p>", html.index('class="meta"'))].split())
+    assert f"mean {alice.score:.2f} / {COURSE.total_points:g}, median {alice.score:.2f} / " in meta, meta
+    assert "2 submissions" in meta and "1 not graded (no score: left out of these figures" in meta, meta
+    row = re.search(r'<a href="#[^"]*">dora</a></td>\s*(<td[^>]*>[^<]*</td>)', html).group(1)
+    assert 'class="error"' in row and ">not graded<" in row
+
+
 def section(html: str, anchor: str) -> str:
     start = html.index(f'<section class="submission" id="{anchor}">')
     return html[start:html.index("</section>", start)]

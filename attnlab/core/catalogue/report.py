@@ -18,6 +18,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.submission": {"en": "submission", "zh": "提交"},
     "report.score": {"en": "score", "zh": "得分"},
     "report.count": {"en": "submissions", "zh": "提交数"},
+    "report.not_graded": {"en": "not graded", "zh": "未评分"},
+    "report.not_graded_count": {"en": "{count} not graded (no score: left out of these figures, listed below with the reason)", "zh": "{count} 份未评分（没有分数：不计入以上统计，下方列出原因）"},
     "report.share": {"en": "share of submissions", "zh": "提交占比"},
     "report.contents": {"en": "Contents", "zh": "目录"},
     "report.overview": {"en": "Overview", "zh": "概览"},
