@@ -93,7 +93,10 @@ def test_the_html_view_shows_each_check_with_every_text_escaped():
 
 
 def test_an_endless_function_times_out_as_when_graded(monkeypatch):
+    from attnlab.student import notebook
+
     monkeypatch.setattr(config, "EXERCISE_CPU_S", 0.5)
+    notebook._run.cache_clear()  # a kernel resolves its run once: this one, with the shorter limit
 
     def endless(in_features, dim):
         while True:
@@ -141,3 +144,13 @@ def test_in_a_jupyter_kernel_feedback_is_displayed_once_as_html():
     finally:
         client.stop_channels()
         kernel.shutdown_kernel(now=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_run_per_test():
+    """Each test resolves its own run (check() caches it per kernel, and one test shortens the limit)."""
+    from attnlab.student import notebook
+
+    notebook._run.cache_clear()
+    yield
+    notebook._run.cache_clear()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from attnlab.core import frameworks
 from attnlab.core.config import Limits
 from attnlab.core.outcomes import SubmissionError
 from attnlab.grade.protocol.channel import decode_tensors, read_frame, write_frame
@@ -224,8 +225,8 @@ def test_the_user_namespace_path_jails_a_forked_runner(make_submission, tmp_path
     scratch = tmp_path / "runner"
     scratch.mkdir()
     name = copy_submission(package, scratch, owner=None)
-    runner = ForkedRunner(level=Isolation.USER_NAMESPACES, limits=FAST, scratch=scratch, package=name, hidden=[],
-                          covered=[tmp_path])
+    runner = ForkedRunner(level=Isolation.USER_NAMESPACES, limits=FAST, adapter=frameworks.default(), scratch=scratch,
+                          package=name, hidden=[], covered=[tmp_path])
     pipes.Drain(runner.output, pipes.OutputTail(4096))
     try:
         reader = pipes.DeadlineReader(runner.replies, pipes.Deadline(30))

@@ -46,6 +46,11 @@ BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
         "from attnlab.grade.sandbox.forkserver import serve_forever; serve_forever(int(sys.argv[2]), sys.argv[3])")
 
 
+class Stopping(BaseException):
+    """grade.py is stopping (Ctrl-C): no runner starts any more. Not an Exception, so that no check, exercise or
+    submission mistakes it for its own failure and writes a result: gradings under way end with nothing."""
+
+
 class Unavailable(RuntimeError):
     """The forkserver cannot run here (runners can still start as fresh interpreters: sandbox.py)."""
 
@@ -346,7 +351,7 @@ def server(*, paths: list[str], env: dict[str, str], boot_timeout_s: float, fram
     try:
         with _lock:
             if _state["final"]:  # not Unavailable: falling back to fresh interpreters is not wanted either
-                raise RuntimeError("the runner forkserver was shut down for good (grade.py is stopping)")
+                raise Stopping("the runner forkserver was shut down for good (grade.py is stopping)")
             if _state["broken"] is not None:
                 raise Unavailable(_state["broken"])
             current = _state["server"]
