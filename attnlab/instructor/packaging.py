@@ -35,7 +35,9 @@ def requirements(names: tuple[str, ...]) -> list[str]:
 
     pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     optional = pyproject["project"].get("optional-dependencies", {}).values()
-    declared = [*pyproject["project"]["dependencies"], *(req for extra in optional for req in extra)]
+    # a core dependency's own requirement wins over an extra's (mindspore's extra pins numpy<2 for its own
+    # venv; every other handout must keep the core numpy, which jax needs at 2.x)
+    declared = [*(req for extra in optional for req in extra), *pyproject["project"]["dependencies"]]
     by_name = {req.split(">")[0].split("=")[0].split("<")[0].strip().lower(): req for req in declared}
     missing = [name for name in names if name not in by_name]
     if missing:
