@@ -52,21 +52,23 @@ def collect(dirs: list[Path]) -> dict[str, tuple[Path, dict]]:
     return found
 
 
-def common_seed(dirs: list[Path]) -> int | None:
-    """The secret seed all shards used (None if none recorded one); raises ValueError if they differ."""
-    seeds = {}
+def common_seed(dirs: list[Path]) -> dict | None:
+    """The run record (seed, course secret's fingerprint) all shards share (None if none recorded one); raises
+    ValueError if their seeds differ."""
+    records = {}
     for directory in dirs:
         record = directory / outputs.RUN_FILE
         if record.is_file():
-            seeds[directory] = json.loads(record.read_text())["seed"]
-    if len(set(seeds.values())) > 1:
-        listed = ", ".join(f"{d}: {s}" for d, s in seeds.items())
+            found = json.loads(record.read_text())
+            records[directory] = {"seed": found["seed"], "secret": found.get("secret")}
+    if len({r["seed"] for r in records.values()}) > 1:
+        listed = ", ".join(f"{d}: {r['seed']}" for d, r in records.items())
         raise ValueError(f"the shards were graded with different seeds ({listed}); grade every shard with the "
-                         "same --seed")
-    return next(iter(seeds.values()), None)
+                         "same course secret or --seed")
+    return next(iter(records.values()), None)
 
 
-def write(out: Path, found: dict[str, tuple[Path, dict]], seed: int | None) -> None:
+def write(out: Path, found: dict[str, tuple[Path, dict]], record: dict | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, (path, result) in found.items():
         target = outputs.result_path(out, name)
@@ -76,20 +78,20 @@ def write(out: Path, found: dict[str, tuple[Path, dict]], seed: int | None) -> N
         if gradescope.is_file() and gradescope.resolve() != (out / "gradescope" / gradescope.name).resolve():
             (out / "gradescope").mkdir(exist_ok=True)
             shutil.copyfile(gradescope, out / "gradescope" / gradescope.name)
-    if seed is not None:
-        outputs.atomic_write(out / outputs.RUN_FILE, json.dumps({"seed": seed}) + "\n")
+    if record is not None:  # as one grade.py run with the same seed writes it
+        outputs.atomic_write(out / outputs.RUN_FILE, json.dumps(record) + "\n")
 
 
 def main(argv: list[str]) -> int:
     opts = parse_args(argv)
     try:
-        seed = common_seed(opts.dirs)
+        record = common_seed(opts.dirs)
         found = collect(opts.dirs)
         assignments = {r.get("assignment", "attention") for _, r in found.values()}
         if len(assignments) > 1:
             raise ValueError(f"the shards graded different assignments {sorted(assignments)}: merge one at a time")
         course = load_course(paths.SPEC_DIR, assignments.pop() if assignments else None)
-        write(opts.out, found, seed)
+        write(opts.out, found, record)
     except (SpecError, ValueError, OSError) as exc:
         print(f"grade.py merge: {exc}", file=sys.stderr)
         return 2
