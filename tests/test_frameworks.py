@@ -43,6 +43,11 @@ def written(framework: str) -> list[ExerciseSpec]:
             and f"def {e.function}(" in (ref / f"{e.module}.py").read_text(encoding="utf-8")]
 
 
+def budgeted(exercise) -> bool:
+    """An exercise with a memory-budgeted case (flash_attention's 12288 tokens: seconds of arithmetic): slow."""
+    return any(case.max_tensor_mb is not None for case in exercise.cases)
+
+
 def cases(framework_names=OTHERS):
     found = []
     for framework in framework_names:
@@ -51,7 +56,7 @@ def cases(framework_names=OTHERS):
         found += [pytest.param(framework, e, id=f"{framework}-{e.id}",
                                marks=[pytest.mark.skipif(not frameworks.adapter(framework).available(),
                                                          reason=f"{framework} is not installed here"),
-                                      *([pytest.mark.slow] if framework == "jax" else [])])
+                                      *([pytest.mark.slow] if framework == "jax" or budgeted(e) else [])])
                   for e in written(framework)]
     return found
 

@@ -318,6 +318,7 @@ def test_flash_keeps_its_statistics_in_float32_for_bfloat16():
     torch.testing.assert_close(out.double(), out64, atol=1e-2, rtol=1e-2)
 
 
+@pytest.mark.slow  # 12288 tokens in tiles: seconds of arithmetic
 def test_flash_never_holds_more_than_a_tile():
     from attnlab.core.memory import tensor_budget
 
