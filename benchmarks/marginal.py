@@ -1,0 +1,153 @@
+"""What one more submission costs grade.py, per framework, in one run: the targets of issue 23.
+
+    python benchmarks/marginal.py                         # torch and JAX; about 10 minutes here
+    python benchmarks/marginal.py --mindspore .venv-mindspore/bin/python --suite
+
+For each framework, grade.py grades K and K + EXTRA copies of the framework's reference of the `attention`
+assignment (--jobs 1, the same seed): the marginal cost of a submission is the difference divided by EXTRA,
+in wall seconds and in CPU seconds (grade.py and everything it started: the judge, the forkserver, the
+runners). JAX first fills its compilation cache from the reference (timed apart: once per course secret and
+version), so its marginal cost is that of a submission graded with the cache. torch's is set beside a fresh
+interpreter's `import torch` (the floor of grading each submission in a new process). --suite: the fast tier
+(pytest -m "not e2e and not slow") and its CPU seconds. The load average is printed before and after: the
+machine may be shared, and ratios measured in one run are what to compare. Prints; judges nothing.
+"""
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = "20261126"
+TARGETS = {"torch submissions/s": 10.0, "torch: fresh import / marginal": 20.0, "JAX / torch (CPU)": 3.0,
+           "MindSpore / torch (CPU)": 3.0, "fast tier CPU s": 60.0}
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of the process and everything it waited for, the finished process)."""
+    cpu, start = children_cpu(), time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+    return time.perf_counter() - start, children_cpu() - cpu, done
+
+
+def copies(source: Path, count: int, where: Path) -> list[Path]:
+    made = []
+    for i in range(count):
+        target = where / f"student{i:02d}"
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "misconceptions", "numpy",
+                                                                      "jax", "mindspore"))
+        made.append(target)
+    return made
+
+
+def grade(python: str, framework: str, count: int, work: Path, env: dict[str, str]) -> tuple[float, float]:
+    source = ROOT / "reference" / ("" if framework == "torch" else framework)
+    batch = work / f"{framework}-{count}"
+    subs = copies(source, count, batch)
+    wall, cpu, done = timed([python, "grade.py", *map(str, subs), "--framework", framework, "--assignment",
+                             "attention", "--seed", SEED, "--jobs", "1", "--out", str(batch / "out")], env)
+    if done.returncode != 0:
+        sys.exit(f"grade.py failed for {framework}:\n{done.stderr[-3000:]}")
+    scores = [json.loads((batch / "out" / f"{s.name}.json").read_text())["score"] for s in subs]
+    coded = [e for e in json.loads((batch / "out" / f"{subs[0].name}.json").read_text())["exercises"]
+             if e["id"] != "quiz"]
+    if not all(e["status"] == "passed" for e in coded):
+        sys.exit(f"the {framework} reference did not pass: {[(e['id'], e['status']) for e in coded]} {scores}")
+    return wall, cpu
+
+
+def marginal(python: str, framework: str, first: int, extra: int, work: Path, env: dict[str, str]) -> dict:
+    wall_a, cpu_a = grade(python, framework, first, work, env)
+    wall_b, cpu_b = grade(python, framework, first + extra, work, env)
+    found = {"wall_s": (wall_b - wall_a) / extra, "cpu_s": (cpu_b - cpu_a) / extra,
+             "runs": f"{first}: {wall_a:.1f} s / {cpu_a:.1f} CPU s, "
+                     f"{first + extra}: {wall_b:.1f} s / {cpu_b:.1f} CPU s"}
+    print(f"  {framework:<10} marginal {found['wall_s']:6.2f} s wall, {found['cpu_s']:6.2f} CPU s per submission "
+          f"({found['runs']})", flush=True)
+    return found
+
+
+def cpu_limit(framework: str) -> str:
+    """The framework's per-exercise CPU limit and its factor over torch's (core.config)."""
+    sys.path.insert(0, str(ROOT))
+    from attnlab.core import frameworks
+    from attnlab.core.config import exercise_cpu_s
+
+    adapter = frameworks.adapter(framework)
+    return f"{exercise_cpu_s(adapter):g} s (cpu_factor {adapter.cpu_factor:g} x torch's)"
+
+
+def fresh_import(python: str, module: str) -> float:
+    seconds = []
+    for _ in range(3):
+        wall, _, _ = timed([python, "-c", f"import {module}"])
+        seconds.append(wall)
+    return statistics.median(seconds)
+
+
+def fast_tier() -> tuple[float, float, str]:
+    env = {**os.environ, "ATTNLAB_SKIP_MINDSPORE": "1"}
+    wall, cpu, done = timed([sys.executable, "-m", "pytest", "-m", "not e2e and not slow", "-q", "-p",
+                             "no:cacheprovider"], env)
+    return wall, cpu, (done.stdout.strip().splitlines() or ["?"])[-1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--first", type=int, default=2, help="copies in the first run (K)")
+    parser.add_argument("--extra", type=int, default=4, help="copies the second run has beyond the first")
+    parser.add_argument("--jax-extra", type=int, default=2, help="the same for JAX (each copy costs more)")
+    parser.add_argument("--mindspore", default=None, help="a python with mindspore (its own venv)")
+    parser.add_argument("--no-jax", action="store_true")
+    parser.add_argument("--suite", action="store_true", help="also time the fast tier")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}, {os.cpu_count()} CPUs", flush=True)
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="attnlab-marginal-") as tmp:
+        work = Path(tmp)
+        env = {**os.environ, "ATTNLAB_COMPILE_CACHE": str(work / "compile-cache")}
+        print("grade.py, marginal cost of one more copy of the reference (attention, --jobs 1):", flush=True)
+        torch = marginal(sys.executable, "torch", args.first, args.extra, work, env)
+        floor = fresh_import(sys.executable, "torch")
+        figures["torch submissions/s"] = 1 / torch["wall_s"]
+        figures["torch: fresh import / marginal"] = floor / torch["wall_s"]
+        print(f"  a fresh `import torch`: {floor:.2f} s; torch: {1 / torch['wall_s']:.1f} submissions/s, "
+              f"{floor / torch['wall_s']:.1f}x the fresh-interpreter floor", flush=True)
+        if not args.no_jax:
+            wall, cpu = grade(sys.executable, "jax", 2, work / "fill", env)
+            print(f"  jax: filling its compilation cache and grading 2 copies: {wall:.1f} s, {cpu:.1f} CPU s",
+                  flush=True)
+            jax = marginal(sys.executable, "jax", 1, args.jax_extra, work, env)
+            figures["JAX / torch (CPU)"] = jax["cpu_s"] / torch["cpu_s"]
+            print(f"  JAX's CPU limit per exercise: {cpu_limit('jax')}", flush=True)
+        if args.mindspore:
+            mindspore = marginal(args.mindspore, "mindspore", 1, args.jax_extra, work, env)
+            figures["MindSpore / torch (CPU)"] = mindspore["cpu_s"] / torch["cpu_s"]
+    if args.suite:
+        wall, cpu, line = fast_tier()
+        figures["fast tier CPU s"] = cpu
+        print(f"fast tier: {wall:.0f} s wall, {cpu:.0f} CPU s ({line})", flush=True)
+    print(f"load average after: {os.getloadavg()}")
+    for name, value in figures.items():
+        target = TARGETS[name]
+        met = value <= target if name.endswith(("(CPU)", "CPU s")) else value >= target
+        print(f"  {name:<34} {value:8.2f}   target {'<=' if name.endswith(('(CPU)', 'CPU s')) else '>='} "
+              f"{target:g}: {'MET' if met else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
