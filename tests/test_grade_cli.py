@@ -48,8 +48,9 @@ def test_exit_zero_whatever_the_scores(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version", "assignment", "framework", "origin", "not_graded"}
+                         "harness_version", "assignment", "framework", "origin", "not_graded", "notebook"}
     assert data["assignment"] == "attention" and data["framework"] == "torch" and data["not_graded"] is None
+    assert data["notebook"] is None  # a package, not a notebook
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
     assert data["origin"] == {"layout": "single", "path": str(paths.REFERENCE_DIR), "submission_id": None,
                               "late": None, "submitters": []}
