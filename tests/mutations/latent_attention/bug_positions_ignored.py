@@ -5,6 +5,8 @@ import math
 import torch
 
 DIAGNOSIS = "positions_ignored"
+# it also computes in float32 (`.float()`) and casts back: on the float64 case that is what shows
+ALSO_DIAGNOSED = ("float32_precision",)
 
 
 def rope(x, positions, theta):

@@ -5,6 +5,9 @@ import math
 import torch
 
 DIAGNOSIS = "rope_halves"
+# it also computes in float32 (`.float()`); the float64 case has d_rope = 2, where halves and interleaved
+# pairs are the same rotation, so float32 precision is all that shows there
+ALSO_DIAGNOSED = ("float32_precision",)
 
 
 def rope(x, positions, theta):
