@@ -248,6 +248,12 @@ class Course:
         raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(e.id for e in self.everything)}")
 
     @property
+    def every_library(self) -> tuple[str, ...]:
+        """What code may import in a run over every assignment's exercises (the repository's own pytest):
+        the course's libraries and each assignment's own (triton for `systems`)."""
+        return tuple(dict.fromkeys((*self.libraries, *(name for a in self.assignments for name in a.libraries))))
+
+    @property
     def coded(self) -> tuple[ExerciseSpec, ...]:
         return tuple(e for e in self.exercises if isinstance(e, ExerciseSpec))
 

@@ -65,8 +65,10 @@ def _run(config) -> run_config.Run:
         except (SpecError, ValueError) as exc:
             raise pytest.UsageError(str(exc)) from None
         state["run"] = run
-        state["impl"] = InProcessImpl(state["impl_path"], name=state["impl_path"].name,
-                                      libraries=run.course.libraries, adapter=run.adapter)
+        # without --assignment every assignment's exercises are collected: each may use its assignment's libraries
+        libraries = run.course.libraries if state["options"]["assignment"] else run.course.every_library
+        state["impl"] = InProcessImpl(state["impl_path"], name=state["impl_path"].name, libraries=libraries,
+                                      adapter=run.adapter)
     return state["run"]
 
 
