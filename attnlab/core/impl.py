@@ -63,7 +63,8 @@ def load_package(path: Path, libraries: tuple[str, ...] | None = None) -> Module
     init = path / "__init__.py"
     if not init.is_file():
         raise SubmissionError("not_a_package", path=str(path))
-    name = "attnlab_impl_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    # one package per directory and import rules: a load under other rules must not get one restricted by these
+    name = "attnlab_impl_" + hashlib.sha1(f"{path}\0{libraries!r}".encode()).hexdigest()[:12]
     if name in sys.modules:
         return sys.modules[name]
     if libraries is not None:
