@@ -95,7 +95,8 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     results = load_results(results_dir)
     course = _course(results)
     # a submission that could not be graded has no score: it is listed, with why, and counted in no statistic
-    graded = [r for r in results if not r.get("not_graded")] or results
+    not_graded = [r for r in results if r.get("not_graded")]
+    graded = [r for r in results if not r.get("not_graded")] or results  # (all ungraded: the zeros, still said)
     stats = report_tables.exercise_stats(graded, course, lang)
     order = [s.id for s in stats]
     anchors = report_tables.anchors_for(results)
@@ -104,7 +105,7 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     scores = [float(r["score"]) for r in graded]
     return {
         "text": words(lang), "sim": words(lang, "similarity"), "lang": lang, "font_stack": FONT_STACK,
-        "source": str(results_dir), "not_graded": len(results) - len(graded) if graded is not results else 0,
+        "source": str(results_dir), "not_graded": len(not_graded),
         "count": len(results), "mean": statistics.fmean(scores), "median": statistics.median(scores),
         "max_score": max(float(r["max_score"]) for r in results), "stats": stats,
         "status_counts": {s.id: status_counts(s, lang) for s in stats},
