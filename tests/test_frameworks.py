@@ -26,6 +26,7 @@ NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
     ("mindspore", "kv_cache_attention"): {"bfloat16_decode"},
     # Triton's interpreter computes bfloat16 on its bit patterns: counted on CUDA only (docs/triton.md)
     ("torch", "triton_flash_forward"): {"bfloat16"},
+    ("torch", "triton_flash_backward"): {"bfloat16"},
 }
 # NumPy has no autograd: the gradient law of every other exercise that has one is not applicable either
 NOT_APPLICABLE.update({("numpy", exercise): {"gradient"} for exercise in (

@@ -1,6 +1,6 @@
-"""The systems assignment through grade.py on the CPU: the reference gets full marks with its Triton kernel
-run by the interpreter inside the sandboxed runner (its bfloat16 case not applicable there); a submission
-whose launcher computes with torch instead of a kernel gets no points for that exercise, and is told why."""
+"""The systems assignment through grade.py on the CPU: the reference gets full marks with its Triton kernels
+run by the interpreter inside the sandboxed runner (their bfloat16 cases not applicable there); a submission
+whose launchers compute with torch instead of kernels gets no points for those exercises, and is told why."""
 
 import importlib.util
 import json
@@ -14,16 +14,19 @@ from attnlab.core import paths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                                                   reason="triton is not installed (pip install -e '.[triton]')")]
+TRITON = ("triton_flash_forward", "triton_flash_backward")
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The reference and a torch launcher (the reference with triton_flash_forward.py replaced), graded once."""
+    """The reference and torch launchers (the reference with both Triton exercises' modules replaced), graded
+    once."""
     root = tmp_path_factory.mktemp("systems")
     launcher = root / "torch_launcher"
     shutil.copytree(paths.ROOT / "reference", launcher, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(paths.ROOT / "tests" / "mutations" / "triton_flash_forward" / "bug_torch_launcher.py",
-                launcher / "triton_flash_forward.py")
+    for exercise_id in TRITON:
+        shutil.copy(paths.ROOT / "tests" / "mutations" / exercise_id / "bug_torch_launcher.py",
+                    launcher / f"{exercise_id}.py")
     out = root / "out"
     done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(paths.ROOT / "reference"), str(launcher),
                            "--assignment", "systems", "--out", str(out), "--seed", "5", "--jobs", "2"],
@@ -36,14 +39,20 @@ def exercise(result: dict, exercise_id: str) -> dict:
     return next(e for e in result["exercises"] if e["id"] == exercise_id)
 
 
-def test_the_reference_gets_full_marks_with_bfloat16_not_applicable(graded):
+@pytest.mark.parametrize("exercise_id", TRITON)
+def test_the_reference_gets_full_marks_with_bfloat16_not_applicable(graded, exercise_id):
     assert graded["reference"]["score"] == graded["reference"]["max_score"] == 100
-    checks = {c["name"]: c["status"] for c in exercise(graded["reference"], "triton_flash_forward")["checks"]}
+    checks = {c["name"]: c["status"] for c in exercise(graded["reference"], exercise_id)["checks"]}
     assert checks.pop("bfloat16") == "not_applicable" and set(checks.values()) == {"passed"}
 
 
-def test_a_torch_launcher_gets_no_points_and_says_why(graded):
-    launcher = exercise(graded["torch_launcher"], "triton_flash_forward")
+@pytest.mark.parametrize("exercise_id", TRITON)
+def test_a_torch_launcher_gets_no_points_and_says_why(graded, exercise_id):
+    launcher = exercise(graded["torch_launcher"], exercise_id)
     assert (launcher["score"], launcher["status"]) == (0, "forbidden")
     assert "computed with torch" in launcher["feedback"] and "outside a Triton kernel" in launcher["feedback"]
-    assert graded["torch_launcher"]["score"] == 100 - launcher["max_score"]  # the other exercises are untouched
+
+
+def test_only_the_torch_launchers_lose_points(graded):
+    lost = sum(exercise(graded["torch_launcher"], e)["max_score"] for e in TRITON)
+    assert graded["torch_launcher"]["score"] == 100 - lost  # the other exercises are untouched

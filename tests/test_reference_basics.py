@@ -65,10 +65,10 @@ def causal():
 def test_every_batched_exercise_has_an_example():
     # no example where the input is not a batch of float vectors (see each spec/<id>.py), nor for
     # kv_cache_attention, whose outputs grow along different dims (tests/test_reference_kv_cache_gqa.py), nor
-    # paged_attention (sequences are a block table's rows, not a batch axis) and triton_flash_forward (its
-    # kernel's checks run in Triton's interpreter: tests/unit/test_triton_kernels.py)
+    # paged_attention (sequences are a block table's rows, not a batch axis) and the Triton exercises (their
+    # kernels' checks run in Triton's interpreter: tests/unit/test_triton_kernels.py)
     without = {"causal_mask", "sinusoidal_positional_encoding", "kv_cache_attention", "paged_attention",
-               "triton_flash_forward"}
+               "triton_flash_forward", "triton_flash_backward"}
     assert set(EXAMPLES) == {e.id for e in COURSE.all_coded} - without
 
 

@@ -4,6 +4,8 @@ It is optional and may define:
 - laws that serve this exercise only (functions marked `@law`, named in the spec's `properties:`);
 - MESSAGES: the sentences of those laws, {key: {"en": ..., "zh": ...}}, used as "<id>.<key>";
 - PICTURE: what `attnlab viz <id>` draws (attnlab.student.viz.Picture);
+- DERIVED: {name: function(args) -> tensor}, what a case's `{derived: name}` argument is computed from its
+  other arguments (a backward pass's forward outputs);
 - example(generator, lead, dtype) -> (kwargs, batched argument name): a call with leading dims `lead`,
   which the reference's own tests use for shape, dtype and batching checks.
 Nothing outside the exercise's files names it: adding an exercise adds spec/<id>.yaml (and .py), its
@@ -28,6 +30,7 @@ class ExerciseCode:
     picture: Any = None
     example: Callable | None = None
     module: ModuleType | None = None
+    derived: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
 
     def find_law(self, name: str) -> Callable[..., None] | None:
         """The law `name`: this exercise's own, else a generic one."""
@@ -48,7 +51,7 @@ def code_for(spec_dir: Path, exercise_id: str) -> ExerciseCode:
            and getattr(fn, "__module__", None) == module.__name__}
     i18n.register(exercise_id, getattr(module, "MESSAGES", {}), source=str(path))
     return ExerciseCode(laws=own, picture=getattr(module, "PICTURE", None), example=getattr(module, "example", None),
-                        module=module)
+                        module=module, derived=getattr(module, "DERIVED", {}))
 
 
 def _import(path: Path, exercise_id: str) -> ModuleType:

@@ -109,6 +109,8 @@ def build_arg(r: ArgRecipe, *, seed: int, fresh: bool = False) -> Any:
     if r.kind == "randint":
         low, high = r.value
         return int(torch.randint(low, high + 1, (), generator=_generator(seed)))
+    if r.kind == "derived":
+        raise ValueError("a derived argument is computed from the case's other arguments: build it with build_args")
     if r.kind == "literal":
         t = torch.tensor(r.value, dtype=torch.float64)
         if fresh and r.dtype != "int64":  # integers (block tables, lengths) are structure, kept as written
@@ -127,10 +129,15 @@ def build_args(case: CaseSpec, *, fresh_seed: int | None = None) -> dict[str, An
     """The case's keyword arguments; with `fresh_seed`, every random recipe draws from a new seed."""
     args = {}
     for name, recipe in case.args.items():
+        if recipe.kind == "derived":
+            continue
         fresh = fresh_seed is not None
         seed = derived_seed(fresh_seed, case.name, name) if fresh else recipe.seed
         args[name] = build_arg(recipe, seed=seed, fresh=fresh)
-    return args
+    for name, recipe in case.args.items():  # then what is computed from them, in the spec's order
+        if recipe.kind == "derived":
+            args[name] = apply_layout(recipe.value(dict(args)).to(DTYPES[recipe.dtype]), recipe.layout)
+    return {name: args[name] for name in case.args}
 
 
 def to_float64(args: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,9 @@ from typing import Any
 from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
 from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 
-ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device")
+# "derived": a tensor computed from the case's other arguments by a function its spec/<id>.py names in DERIVED
+# (a backward pass's O and L, which must be the forward pass of its Q, K and V)
+ARG_KINDS = ("tensor", "literal", "positions", "mask", "generator", "randint", "device", "derived")
 TENSOR_DTYPES = ("float32", "float64", "bfloat16", "float16")
 CASE_CHECKS = ("value",)
 
@@ -40,7 +42,8 @@ class Tolerance:
 @dataclass(frozen=True)
 class ArgRecipe:
     kind: str  # "value" (a plain YAML scalar) or one of ARG_KINDS
-    value: Any = None  # the scalar, the literal nested list, or the (low, high) range of a randint
+    value: Any = None  # the scalar, the literal nested list, the (low, high) range of a randint, or for "derived"
+    # the function of the other arguments (its name while the spec loads)
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
     seed: int = 0
@@ -55,7 +58,7 @@ class ArgRecipe:
     @property
     def is_float_data(self) -> bool:
         """A floating-point tensor of data (not a mask): outputs keep the dtype and device of such inputs."""
-        return self.kind == "tensor" or (self.kind == "literal" and self.dtype in TENSOR_DTYPES)
+        return self.kind in ("tensor", "derived") or (self.kind == "literal" and self.dtype in TENSOR_DTYPES)
 
 
 @dataclass(frozen=True)

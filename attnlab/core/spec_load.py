@@ -87,6 +87,8 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
         return ArgRecipe(kind=kind, value=tuple(bounds), seed=fields["seed"])
     if kind == "literal":
         fields["value"] = node.get("literal", list)
+    elif kind == "derived":  # resolved against spec/<id>.py's DERIVED once it is imported (derived_args)
+        fields["value"] = node.get("derived", str)
     else:
         shape = node.get(kind, list)
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
@@ -109,6 +111,18 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
         fields["pattern"] = node.one_of("pattern", ("causal", "random", "padding"), "causal")
     node.only({kind, "seed", "dtype", "layout", "dist", "scale", "offset", "order", "max_position", "pattern"})
     return ArgRecipe(**fields)
+
+
+def derived_args(case: CaseSpec, node: Node, code) -> CaseSpec:
+    """The case with each derived argument's name replaced by the function spec/<id>.py's DERIVED gives it."""
+    args = dict(case.args)
+    for name, recipe in case.args.items():
+        if recipe.kind == "derived":
+            if recipe.value not in code.derived:
+                raise node.child("args").child(name).child("derived").fail(
+                    f"a function in the exercise's .py DERIVED: one of {sorted(code.derived)}", recipe.value)
+            args[name] = dataclasses.replace(recipe, value=code.derived[recipe.value])
+    return dataclasses.replace(case, args=args)
 
 
 def case(node: Node, exercise_id: str) -> CaseSpec:
@@ -267,6 +281,7 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
         code = code_for(path.parent, ex_id)
     except ImportError as exc:
         raise SpecError(f"{path.with_suffix('.py')}: cannot be imported: {exc}") from None
+    cases = tuple(derived_args(c, node.sequence("cases")[i], code) for i, c in enumerate(cases))
     return ExerciseSpec(
         id=ex_id, function=function, module=node.get("module", str),
         title=text(node, "title"), description=description,

@@ -10,7 +10,7 @@ being None) appears in some visible case.
 
 from attnlab.core.spec import CaseSpec, ExerciseSpec
 
-DATA_KINDS = ("tensor", "literal", "mask", "positions")
+DATA_KINDS = ("tensor", "literal", "mask", "positions", "derived")
 
 
 def input_kinds(case: CaseSpec) -> set[tuple[str, str, str]]:

@@ -149,7 +149,7 @@ def argument_schema() -> dict:
     by_kind = {"tensor": shape, "positions": shape, "mask": shape, "literal": {"type": "array"},
                "generator": {"type": "integer"}, "randint": {"type": "array", "items": {"type": "integer"},
                                                             "minItems": 2, "maxItems": 2},
-               "device": {"const": "under_test"}}
+               "device": {"const": "under_test"}, "derived": {"type": "string"}}
     variants = [{"type": "object", "required": [kind], "additionalProperties": False,
                  "properties": {kind: by_kind[kind], **options}} for kind in ARG_KINDS]
     return {"oneOf": [{"type": ["number", "string", "boolean", "null"]}, *variants]}

@@ -108,3 +108,10 @@ def test_identity_when_names_only_arguments_of_the_cases(spec_dir):
 def test_identity_when_holds_plain_values(spec_dir):
     edit(spec_dir / "dropout.yaml", lambda d: d["returns"][0].update(identity_when=[{"p": [0.0]}]))
     expect_error(spec_dir, "dropout.yaml", "returns[0].identity_when[0].p", "plain value")
+
+
+def test_a_derived_argument_names_a_function_its_exercise_module_lists(spec_dir):
+    edit(spec_dir / "triton_flash_backward.yaml",
+         lambda d: d["cases"][0]["args"]["O"].update(derived="forward_outputs"))
+    expect_error(spec_dir, "triton_flash_backward.yaml", "cases[0].args.O.derived", "'forward_output'",
+                 "got 'forward_outputs'")
