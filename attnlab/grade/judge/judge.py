@@ -28,6 +28,7 @@ from attnlab.grade.judge import compile_cache
 from attnlab.grade.judge.compile_cache import CompileCache
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
+from attnlab.grade.sandbox.levels import Isolation, isolation_level
 
 
 @dataclass(frozen=True)
@@ -185,17 +186,17 @@ def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
     run = opts.run
     final = compile_cache.location(run.adapter, run.course.assignment.id if run.course.assignment else "attention",
                                    run.seed)
-    if final is None:
-        return opts
+    if final is None or isolation_level(run.limits.isolation) is Isolation.RLIMITS_ONLY:
+        return opts  # rlimits-only: runners could write it, so they get none (RemoteImpl) and none is filled
     if not compile_cache.complete(final):
         if not fill:
             return opts
         say(f"compiling {run.framework}'s operations once from the reference into {final} (read-only to runners)")
         filling = compile_cache.staging(final)
         reference = compile_cache.reference_dir(run.adapter)
-        fill = replace(opts, deadline=None, compile_cache=CompileCache(filling, fill=True))
+        trusted = replace(opts, deadline=None, compile_cache=CompileCache(filling, fill=True))
         try:
-            grade_submission(Submission(name="reference", source=reference), fill)
+            grade_submission(Submission(name="reference", source=reference), trusted)
             compile_cache.seal(filling, final, reference)
         finally:
             shutil.rmtree(filling, ignore_errors=True)  # gone already once sealed
