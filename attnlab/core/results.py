@@ -79,8 +79,7 @@ class SubmissionResult:
     notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
 
     def to_json(self) -> dict:
-        # field by field: asdict() would deep-copy every exercise's checks only to have them replaced
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["exercises"] = [e.to_json() for e in self.exercises]
-        data["origin"] = copy.deepcopy(self.origin)
-        return data
+        # field by field: asdict() would deep-copy every exercise's checks only to have them replaced; the
+        # rest is copied as asdict copies it (origin and notebook are dicts a caller may change)
+        return {f.name: [e.to_json() for e in self.exercises] if f.name == "exercises"
+                else copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
