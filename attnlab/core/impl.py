@@ -95,20 +95,24 @@ def _import_problem(what: str | None, exc: Exception, *, root: Path | None) -> S
 
 def find_function(package: ModuleType, module: str, function: str) -> Callable:
     """`package.module.function`, or `package.function` if the student moved it."""
-    root = Path(next(iter(getattr(package, "__path__", [])), ".")).resolve()
     try:
         mod = importlib.import_module(f"{package.__name__}.{module}")
     except ModuleNotFoundError as exc:
         if exc.name != f"{package.__name__}.{module}" or isinstance(exc, imports.NotInCourse):
             # the module exists but imports something missing
-            raise _import_problem(f"{module}.py", exc, root=root) from exc
+            raise _import_problem(f"{module}.py", exc, root=_package_root(package)) from exc
         mod = package
     except Exception as exc:
-        raise _import_problem(f"{module}.py", exc, root=root) from exc
+        raise _import_problem(f"{module}.py", exc, root=_package_root(package)) from exc
     fn = getattr(mod, function, None) or getattr(package, function, None)
     if not callable(fn):
         raise NotImplementedByStudent("function_missing", function=function, module=module)
     return fn
+
+
+def _package_root(package: ModuleType) -> Path:
+    """The package's directory, for error messages only (resolving it is a realpath: not on every call)."""
+    return Path(next(iter(getattr(package, "__path__", [])), ".")).resolve()
 
 
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],

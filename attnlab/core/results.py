@@ -3,7 +3,8 @@
 These are the only shapes results take; JSON, CSV, Gradescope and the HTML report are views of them.
 """
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 
 from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
 from attnlab.core.status import Status
@@ -78,6 +79,7 @@ class SubmissionResult:
     notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["exercises"] = [e.to_json() for e in self.exercises]
-        return data
+        # field by field: asdict() would deep-copy every exercise's checks only to have them replaced; the
+        # rest is copied as asdict copies it (origin and notebook are dicts a caller may change)
+        return {f.name: [e.to_json() for e in self.exercises] if f.name == "exercises"
+                else copy.deepcopy(getattr(self, f.name)) for f in fields(self)}

@@ -2,10 +2,14 @@
 computes on one thread, and grade.py --framework jax gives the JAX reference full marks on every coded
 exercise and the untouched JAX template none, at the isolation level torch submissions get."""
 
+import hashlib
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,6 +19,7 @@ from attnlab.core.config import Limits
 from attnlab.core.quiz import answer_key, grade_quiz, read_answers
 from attnlab.core.spec import ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
+from attnlab.grade.judge import compile_cache
 
 pytestmark = [pytest.mark.e2e,  # starts runners and grade.py
               pytest.mark.skipif(not frameworks.adapter("jax").available(), reason="jax is not installed here")]
@@ -61,9 +66,16 @@ def test_a_forked_runner_computes_jax_on_one_thread(make_submission, remote):
     assert nproc == 1 and busy == 1, f"{busy:g} threads computed, on {cpus:g} allowed CPUs"
 
 
-def grade(*args, timeout):
+def grade(*args, timeout, cache: Path | None = None):
+    env = {**os.environ, compile_cache.ENV: str(cache) if cache else "off"}
     return subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, cwd=paths.ROOT)
+                          text=True, timeout=timeout, cwd=paths.ROOT, env=env)
+
+
+def cache_state(root: Path) -> dict[str, tuple[str, int, int]]:
+    """Every file of the compilation caches under `root`: content digest, mode and owner."""
+    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir",
+                                       p.stat().st_mode, p.stat().st_uid) for p in sorted(root.rglob("*"))}
 
 
 JAX = frameworks.adapter("jax")
@@ -73,11 +85,12 @@ NAMES = {"attention": "reference", "modern": "jax"}  # the reference's result: t
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The JAX example class graded as README says (`--framework jax`, no paths) in the first assignment, the JAX
-    reference in the second, runners forked two at a time; and the torch template, for its isolation level."""
+    """The JAX example class graded as README says (`--framework jax`, no paths) in the first assignment, with a
+    compilation cache the judge fills first; the JAX reference in the second, with none; runners forked two at a
+    time; and the torch template, for its isolation level."""
     work = tmp_path_factory.mktemp("jax")
     procs = {"attention": grade("--framework", "jax", "--out", work / "attention", "--seed", "5", "--jobs", "2",
-                                timeout=900),
+                                timeout=900, cache=work / "cache"),
              "modern": grade(paths.reference_dir(JAX), "--framework", "jax", "--assignment", "modern",
                              "--out", work / "modern", "--seed", "5", "--jobs", "2", timeout=900)}
     torch_proc = grade(paths.template_dir(frameworks.default()), "--out", work / "torch", "--seed", "5", "--jobs", "1",
@@ -85,12 +98,28 @@ def graded(tmp_path_factory):
     results = {(assignment, path.stem): json.loads(path.read_text())
                for assignment in ASSIGNMENTS for path in (work / assignment).glob("*.json")
                if path.name != "grading-run.json"}
-    return procs, torch_proc, results
+    return procs, torch_proc, results, work
+
+
+@pytest.fixture(scope="module")
+def attacked(graded):
+    """The filled cache as the first run left it; then a submission attacking it and the class's reference again,
+    graded one after the other in a second run; the cache afterwards."""
+    work = graded[3]
+    before = cache_state(work / "cache")
+    attacker = work / "a_cache_attack"  # sorts before "reference": graded first
+    shutil.copytree(CLASS / "untouched_template", attacker, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(Path(__file__).with_name("jax_cache_attack.py"), attacker / "softmax.py")
+    proc = grade(attacker, CLASS / "reference", "--framework", "jax", "--assignment", "attention",
+                 "--out", work / "again", "--seed", "5", "--jobs", "1", timeout=900, cache=work / "cache")
+    results = {path.stem: json.loads(path.read_text()) for path in (work / "again").glob("*.json")
+               if path.name != "grading-run.json"}
+    return before, proc, results, cache_state(work / "cache")
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
-    procs, _, results = graded
+    procs, _, results, _ = graded
     assert procs[assignment].returncode == 0, procs[assignment].stderr[-3000:]
     data = results[assignment, NAMES[assignment]]
     assert data["framework"] == "jax" and data["assignment"] == assignment
@@ -105,7 +134,7 @@ def test_grade_py_gives_the_jax_reference_full_marks(graded, assignment):
 
 
 def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
-    procs, torch_proc, results = graded
+    procs, torch_proc, results, _ = graded
     proc, data = procs["attention"], results["attention", "untouched_template"]
     assert data["framework"] == "jax" and data["score"] == 0
     assert all(e["status"] == "not_implemented" for e in data["exercises"] if e["function"]), data["exercises"]
@@ -115,12 +144,12 @@ def test_grade_py_gives_the_jax_template_nothing_at_torchs_isolation(graded):
 
 
 def test_with_no_paths_grade_py_grades_the_jax_example_class(graded):
-    _, _, results = graded
+    _, _, results, _ = graded
     assert {name for assignment, name in results if assignment == "attention"} == {p.name for p in CLASS.iterdir()}
 
 
 def test_the_jax_example_class_gets_the_expected_scores(graded):
-    _, _, results = graded
+    _, _, results, _ = graded
     course = load_course(paths.SPEC_DIR, "attention", "jax")
     quiz = next(e for e in course.exercises if isinstance(e, QuizSpec))
     core = ("softmax", "simple_self_attention", "scaled_dot_product_attention", "causal_mask")
@@ -135,3 +164,31 @@ def test_the_jax_example_class_gets_the_expected_scores(graded):
     buggy = by_id["wu_buggy"]
     assert "WHOLE" in buggy["softmax"]["feedback"] and 0 < buggy["softmax"]["score"] < 8  # the global maximum
     assert buggy["causal_mask"]["score"] == 0 and buggy["simple_self_attention"]["status"] == "passed"
+
+
+def test_the_judge_fills_a_compilation_cache_that_runners_only_read(graded):
+    procs, _, _, work = graded
+    assert "compiling jax's operations once from the reference" in procs["attention"].stderr
+    [cache] = (work / "cache").glob("jax-*/attention-*")
+    entries = [p.name for p in cache.iterdir() if p.name != compile_cache.COMPLETE]
+    assert len(entries) > 50, entries  # every operation the checks ran, per shape
+    # nothing the reference compiled as its own (a jax.jit function of its, a loop body) is kept
+    own = compile_cache.defined_names(paths.reference_dir(frameworks.adapter("jax")))
+    assert not [e for e in entries if compile_cache.ENTRY.fullmatch(e)["module"].removeprefix("jit_") in own]
+    assert all(p.stat().st_uid == os.geteuid() and p.stat().st_mode & 0o777 == 0o644 for p in cache.iterdir())
+    assert cache.stat().st_mode & 0o777 == 0o755
+
+
+def test_a_submission_cannot_poison_or_read_the_compilation_cache(graded, attacked):
+    _, _, first, _ = graded
+    before, proc, results, after = attacked
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "compiling" not in proc.stderr  # the cache of the first run, reused
+    softmax = next(e for e in results["a_cache_attack"]["exercises"] if e["id"] == "softmax")
+    assert softmax["status"] == "not_implemented", softmax["feedback"]
+    assert "read-only and holds nothing of the reference" in softmax["feedback"]
+    assert after == before
+    # graded after the attack, with the same cache: the same verdict on every check as before it
+    def verdicts(result):
+        return [(e["id"], e["score"], e["status"], e["feedback"]) for e in result["exercises"]]
+    assert verdicts(results["reference"]) == verdicts(first["attention", "reference"])

@@ -50,9 +50,16 @@ class Adapter:
         """Where its reference and stubs live below reference/ and student_template/ ("" for the default)."""
         return self.name
 
-    def runner_env(self) -> dict[str, str]:
-        """Environment a grading runner of this framework starts with, beyond the sandbox's clean one."""
+    def runner_env(self, compile_cache: str | None = None) -> dict[str, str]:
+        """Environment a grading runner of this framework starts with, beyond the sandbox's clean one.
+        compile_cache: the grading compilation cache as the runner sees it (read-only to students' runners),
+        where the framework has one (compile_cache_key)."""
         return {}
+
+    def compile_cache_key(self) -> str | None:
+        """What a grading compilation cache of this framework is valid for (its version), or None: it compiles
+        nothing a later runner could reuse (attnlab.grade.judge.compile_cache)."""
+        return None
 
     def available(self) -> bool:
         try:

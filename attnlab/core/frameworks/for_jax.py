@@ -16,9 +16,11 @@ Compiling is JAX's cost: every operation is compiled once per shape and dtype in
 CPU seconds for both assignments' checks against 7 for torch (benchmarks/README.md). Checks run on a
 student's machine (pytest, attnlab, check()) therefore keep JAX's persistent compilation cache in
 ~/.cache/attnlab/jax (XDG_CACHE_HOME) unless one is configured: later runs load what earlier ones compiled.
-A grading runner never writes one (its environment sets JAX_COMPILATION_CACHE_DIR=""), so no submission
-leaves compiled code behind for the next. XLA has no thread-count flag; its CPU pools size themselves from
-PJRT_NPROC (the runner's environment sets 1, attnlab.grade.sandbox.launch) or else the CPUs it may run on.
+A grading runner never writes one: JAX starts with none (JAX_COMPILATION_CACHE_DIR=""), and the runner reads
+the judge's (GRADING_CACHE_ENV: filled from the reference, read-only to runners; attnlab.grade.judge.compile_cache)
+and never writes to it, so no submission leaves compiled code behind for the next. XLA has no thread-count
+flag; its CPU pools size themselves from PJRT_NPROC (the runner's environment sets 1,
+attnlab.grade.sandbox.launch) or else the CPUs it may run on.
 """
 
 import os
@@ -38,6 +40,8 @@ from attnlab.core.i18n import Message
 from attnlab.core.outcomes import SubmissionError
 from attnlab.core.outputs import Output, convert_output, join, parts
 
+GRADING_CACHE_ENV = "ATTNLAB_JAX_GRADING_CACHE"  # the judge's compilation cache, as a grading runner sees it
+NEVER_WRITTEN_S = 1e9  # a compile-time threshold no compilation reaches: nothing is written
 SEED_MODULUS = 2**32  # jax.random.key keeps 32 bits of a seed in 32-bit mode: the same key in both modes
 
 
@@ -62,10 +66,19 @@ class JaxAdapter(Adapter):
     cpu_factor = 3.0
     extra = "jax"
 
-    def runner_env(self) -> dict[str, str]:
-        """One thread per XLA pool (they size themselves from PJRT_NPROC), and no compilation cache a later
-        runner could load (a submission could leave compiled code behind for the next)."""
-        return {"PJRT_NPROC": "1", "JAX_COMPILATION_CACHE_DIR": ""}
+    def runner_env(self, compile_cache: str | None = None) -> dict[str, str]:
+        """One thread per XLA pool (they size themselves from PJRT_NPROC); no compilation cache of JAX's own
+        choosing, only the judge's `compile_cache` (see prepare)."""
+        return {"PJRT_NPROC": "1", "JAX_COMPILATION_CACHE_DIR": "", GRADING_CACHE_ENV: compile_cache or ""}
+
+    def compile_cache_key(self) -> str | None:
+        """jax's and jaxlib's versions (JAX's own keys hold the computation, the flags and the platform)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return f"jax-{version('jax')}-jaxlib-{version('jaxlib')}"
+        except PackageNotFoundError:
+            return None
 
     def __init__(self):
         self._guard = SwapGuard(("jax", "jaxlib"))
@@ -80,9 +93,13 @@ class JaxAdapter(Adapter):
         # operations finish before they return, so an error surfaces inside the student's call (where it is
         # reported as theirs), and the call's CPU time is its own
         jax.config.update("jax_cpu_enable_async_dispatch", False)
-        if jax.config.jax_compilation_cache_dir is None:  # nobody chose one (the runner's environment sets "")
-            jax.config.update("jax_compilation_cache_dir", str(compilation_cache_dir()))
-            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)  # each op compiles in < 1 s
+        grading = os.environ.get(GRADING_CACHE_ENV)
+        if grading is not None:  # a grading runner: the judge's cache or none ("")
+            if grading:
+                # writable only to the judge's trusted runner filling it (the reference, in its scratch dir)
+                use_cache(grading, writes=os.access(grading, os.W_OK))
+        elif jax.config.jax_compilation_cache_dir is None:  # nobody chose one
+            use_cache(str(compilation_cache_dir()), writes=True)
 
     @contextmanager
     def precision(self, x64: bool) -> Iterator[None]:
@@ -171,6 +188,20 @@ class JaxAdapter(Adapter):
 def compilation_cache_dir() -> Path:
     """Where JAX keeps what it compiled for checks run on this machine, across runs (pytest, attnlab, check())."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnlab" / "jax"
+
+
+def use_cache(directory: str, *, writes: bool) -> None:
+    """Load what is compiled in `directory` (every operation per shape: each compiles in well under a second,
+    and entries of any size are kept); writes=False: never add to it (a grading runner's read-only cache: JAX
+    would try to write each miss, fail and warn)."""
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", directory)
+    # XLA's own caches (GPU autotuning) would put the directory's path into every key: the judge's runner
+    # filling the cache sees it at another path than the runners reading it
+    jax.config.update("jax_persistent_cache_enable_xla_caches", "none")
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0 if writes else NEVER_WRITTEN_S)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
 
 
 def _vjp(forward: Callable, primals: list) -> tuple[Any, Callable]:

@@ -27,14 +27,28 @@ class SwapGuard:
     def __init__(self, roots: tuple[str, ...]):
         self.roots = roots  # the framework's top-level packages, e.g. ("jax", "jaxlib")
         self._places: dict[tuple[str, ...], tuple[int, list[tuple[object, str, object, str]]]] = {}
+        self._sorted: tuple[tuple, list[ModuleType], list[ModuleType]] | None = None
+
+    def _modules(self) -> tuple[list[ModuleType], list[ModuleType]]:
+        """The framework's modules and the student's, sorted out of sys.modules again only when it changed:
+        with torch and MindSpore imported it holds thousands, and a guard is entered for every call."""
+        key = _modules_key()
+        if self._sorted is None or self._sorted[0] != key:
+            framework, student = [], []
+            for name, module in list(sys.modules.items()):
+                if isinstance(module, ModuleType):
+                    if name.partition(".")[0] in self.roots:
+                        framework.append(module)
+                    elif name.startswith(STUDENT_MODULES[:2]) or name == "__main__":
+                        student.append(module)
+            self._sorted = (key, framework, student)
+        return self._sorted[1], self._sorted[2]
 
     def _framework_modules(self) -> list[ModuleType]:
-        return [m for name, m in list(sys.modules.items())
-                if isinstance(m, ModuleType) and name.split(".")[0] in self.roots]
+        return self._modules()[0]
 
     def _student_modules(self) -> list[ModuleType]:
-        return [m for name, m in list(sys.modules.items())
-                if isinstance(m, ModuleType) and (name.startswith(STUDENT_MODULES[:2]) or name == "__main__")]
+        return self._modules()[1]
 
     def _targets(self, names: tuple[str, ...]) -> dict[int, tuple[object, str]]:
         """id(object) -> (object, its spec name) of each forbidden name that resolves here. A name of a
@@ -92,6 +106,15 @@ class SwapGuard:
                 setattr(owner, attr, original)
             if hits:
                 raise ForbiddenCall(exercise, hits[0])
+
+
+def _modules_key() -> tuple:
+    """What changes whenever sys.modules does: an import adds its module at the end (dict order), and one
+    removed and imported again comes back as a new object there."""
+    if not sys.modules:
+        return (0,)
+    last = next(reversed(sys.modules))
+    return len(sys.modules), last, id(sys.modules[last])
 
 
 def _scan(modules: list[ModuleType], targets: dict[int, tuple[object, str]]):

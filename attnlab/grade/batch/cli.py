@@ -23,8 +23,9 @@ from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, secret
 from attnlab.grade.batch.intake import check_paths, discover
-from attnlab.grade.batch.run import grade_all
+from attnlab.grade.batch.run import grade_all, with_compile_cache
 from attnlab.grade.batch.submissions import Layout, package_markers
+from attnlab.grade.judge import compile_cache
 from attnlab.grade.sandbox import forkserver, host
 from attnlab.grade.sandbox.launch import LAUNCHERS, runner_server, validated
 from attnlab.grade.sandbox.levels import Isolation, isolation_level, missing_capabilities
@@ -205,10 +206,12 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
     try:
-        with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs) as uids:
+        with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs,
+                           reach=compile_cache.roots(run.adapter)) as uids:
             uid_note = f" ({t('isolation.runner_uids', lang, uids=', '.join(map(str, uids)))})" if uids else ""
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
                   f"in {run.framework}, isolation: {level}{uid_note}", file=sys.stderr)
+            judge = with_compile_cache(judge, todo, uids)
             grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
     except KeyboardInterrupt:

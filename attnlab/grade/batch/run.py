@@ -82,6 +82,18 @@ def partial_writer(sub: Submission, judge, out_dir: Path):
     return write
 
 
+def with_compile_cache(judge, todo: list[Submission], uids: list[int] | None):
+    """The judge's options with its framework's compilation cache (grade.judge.compile_cache), filled first
+    by grading the reference in worker 0's slot where there is none yet for this assignment and seed and more
+    than one submission is to be graded (filling costs about one submission)."""
+    from attnlab.grade.judge.judge import with_compile_cache as cached
+
+    limits = worker_limits(judge.run.limits, 0, allowed_cpus(), uids)
+    filled = cached(dataclasses.replace(judge, run=judge.run.replace(limits=limits)), fill=len(todo) > 1,
+                    say=lambda line: print(line, file=sys.stderr))
+    return dataclasses.replace(judge, compile_cache=filled.compile_cache)
+
+
 def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
               gradescope_single: bool | None, uids: list[int] | None = None) -> None:
     """Grade `todo` with `jobs` at once, each worker slot under its own runner uid (`uids[slot]` where

@@ -99,6 +99,10 @@ class RunnerClock(TimeBudget):
             self._gone = self.used(tree=True)
             self._pid = None
 
+    def stop(self) -> None:
+        """Stop counting, without reading what was used (the budget is over and its result known)."""
+        self._pid = None
+
     def _current(self) -> Usage:
         if self._pid is None:
             return Usage()

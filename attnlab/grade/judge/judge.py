@@ -4,6 +4,7 @@ the submission's functions run in a RemoteImpl runner, and every comparison happ
 
 import datetime as dt
 import importlib.util
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -23,8 +24,11 @@ from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
 from attnlab.grade.batch import notebooks, secret
 from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
+from attnlab.grade.judge import compile_cache
+from attnlab.grade.judge.compile_cache import CompileCache
 from attnlab.grade.judge.remote import RemoteImpl
 from attnlab.grade.sandbox import runs
+from attnlab.grade.sandbox.levels import Isolation, isolation_level
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class JudgeOptions:
     run: Run
     hidden_paths: tuple[Path, ...]  # what runners must not see (hidden_paths_for)
     deadline: float | None = None  # time.monotonic() after which no exercise starts (grade.py --budget)
+    compile_cache: CompileCache | None = None  # the framework's compiled operations, read-only (compile_cache.py)
 
 
 def installed_reference() -> list[Path]:
@@ -127,7 +132,7 @@ def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path
     reference = load_reference()
     results = []
     with RemoteImpl(package, name=name, limits=run.limits, adapter=run.adapter, hidden_paths=list(opts.hidden_paths),
-                    libraries=run.course.libraries, scratch_root=scratch) as remote:
+                    libraries=run.course.libraries, scratch_root=scratch, compile_cache=opts.compile_cache) as remote:
         for exercise in run.course.exercises:
             try:
                 if isinstance(exercise, QuizSpec):
@@ -170,3 +175,29 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         assignment=course.assignment.id if course.assignment else "attention", framework=opts.run.framework,
         origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded,
         notebook=notebook)
+
+
+def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
+                       say: Callable[[str], None] = lambda _: None) -> JudgeOptions:
+    """`opts` with the framework's compilation cache for this assignment and seed (compile_cache.py), filled
+    first where there is none yet: the reference graded once, in a runner that writes its own cache. `opts`
+    unchanged where the framework keeps none, or (fill=False) none is filled yet. opts.run.limits: one worker's
+    (its runner uid)."""
+    run = opts.run
+    final = compile_cache.location(run.adapter, run.course.assignment.id if run.course.assignment else "attention",
+                                   run.seed)
+    if final is None or isolation_level(run.limits.isolation) is Isolation.RLIMITS_ONLY:
+        return opts  # rlimits-only: runners could write it, so they get none (RemoteImpl) and none is filled
+    if not compile_cache.complete(final):
+        if not fill:
+            return opts
+        say(f"compiling {run.framework}'s operations once from the reference into {final} (read-only to runners)")
+        filling = compile_cache.staging(final)
+        reference = compile_cache.reference_dir(run.adapter)
+        trusted = replace(opts, deadline=None, compile_cache=CompileCache(filling, fill=True))
+        try:
+            grade_submission(Submission(name="reference", source=reference), trusted)
+            compile_cache.seal(filling, final, reference)
+        finally:
+            shutil.rmtree(filling, ignore_errors=True)  # gone already once sealed
+    return replace(opts, compile_cache=CompileCache(final))

@@ -34,6 +34,7 @@ from attnlab.core.outcomes import (
 from attnlab.core.outputs import parts
 from attnlab.core.status import Status
 from attnlab.grade.judge.clock import RunnerClock
+from attnlab.grade.judge.compile_cache import CompileCache, harvest
 from attnlab.grade.protocol.args import encode_args, mirror_inplace, output_tensors, read_output
 from attnlab.grade.protocol.channel import (
     ChannelClosed,
@@ -46,10 +47,11 @@ from attnlab.grade.protocol.channel import (
 )
 from attnlab.grade.sandbox import pipes
 from attnlab.grade.sandbox.launch import ForkedRunner, RunnerProcess, start_runner
-from attnlab.grade.sandbox.levels import isolation_level
+from attnlab.grade.sandbox.levels import Isolation, isolation_level
 from attnlab.grade.sandbox.scratch import copy_submission, remove_tree
 
 EXIT_JAIL_FAILED = 121  # jail.py's exit status when the sandbox could not be set up
+FILLED = "compile-cache"  # in a filling runner's scratch dir: what it compiles (compile_cache.harvest)
 MAX_DEATHS_PER_BUDGET = 2  # runner restarts allowed within one exercise before failing fast
 MAX_CALLS_PER_REQUEST = 64  # a request carries up to this many calls: one round trip, not 64
 # NOT_APPLICABLE: the runner's adapter lacks the case's dtype or does not differentiate (NumPy's gradient law)
@@ -60,7 +62,8 @@ OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: Submi
 
 class RemoteImpl:
     def __init__(self, submission_dir: Path, *, name: str, limits: Limits, adapter: Adapter,
-                 hidden_paths: list[Path], scratch_root: Path, libraries: tuple[str, ...] = ()):
+                 hidden_paths: list[Path], scratch_root: Path, libraries: tuple[str, ...] = (),
+                 compile_cache: CompileCache | None = None):
         self.name = name
         self.limits = limits
         self.adapter = adapter  # the framework the submission is written in: its runner converts
@@ -69,6 +72,8 @@ class RemoteImpl:
         self.submission_dir = Path(submission_dir).resolve()
         self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
         self.scratch_root = Path(scratch_root).resolve()
+        # rlimits-only: the runner could write the judge's files, the cache among them
+        self.compile_cache = compile_cache if self.isolation is not Isolation.RLIMITS_ONLY else None
         self._tail = pipes.OutputTail(limits.max_output_bytes)
         self._runner: RunnerProcess | ForkedRunner | None = None
         self._scratch: Path | None = None
@@ -129,7 +134,7 @@ class RemoteImpl:
             yield self
         finally:
             if self._clock is not None:
-                self._clock.detach()
+                self._clock.stop()  # nothing reads it again: no need to read what the runner used
             self._clock, self._deaths = previous
 
     def _new_clock(self, cpu_s: float) -> RunnerClock:
@@ -162,6 +167,8 @@ class RemoteImpl:
             self._drain.join(timeout=5)
             self._runner = self._reader = self._writer = None
         if self._scratch is not None:
+            if self.compile_cache is not None and self.compile_cache.fill:
+                harvest(self._scratch / FILLED, self.compile_cache.path)
             remove_tree(self._scratch)
             self._scratch = None
 
@@ -175,6 +182,7 @@ class RemoteImpl:
     def _launch(self) -> None:
         self._scratch = Path(tempfile.mkdtemp(prefix="runner-", dir=self.scratch_root))
         owner = (self.limits.uid, self.limits.gid) if self.isolation.drops_uid else None
+        cache = self._runner_cache()
         try:
             package = copy_submission(self.submission_dir, self._scratch, owner=owner)
         except OSError as exc:
@@ -189,7 +197,8 @@ class RemoteImpl:
             self._runner = start_runner(level=self.isolation, limits=self.limits, adapter=self.adapter,
                                         scratch=self._scratch,
                                         libraries=self.libraries,
-                                        package=package, hidden=self.hidden_paths, covered=[self.scratch_root])
+                                        package=package, hidden=self.hidden_paths, covered=[self.scratch_root],
+                                        compile_cache=cache)
         except OSError:
             self.close()
             raise
@@ -206,6 +215,16 @@ class RemoteImpl:
             self._import_failure = SubmissionError("raw", text=from_wire(hello.get("message")))
             self.close()
             raise _copy(self._import_failure)
+
+    def _runner_cache(self) -> Path | None:
+        """The compilation cache the next runner gets: the judge's, read-only; or, filling it, a fresh
+        directory in the runner's scratch dir (copied into the judge's at close)."""
+        if self.compile_cache is None:
+            return None
+        if not self.compile_cache.fill:
+            return self.compile_cache.path
+        (self._scratch / FILLED).mkdir()  # chowned to the runner with the submission's copy
+        return self._scratch / FILLED
 
     def _hello(self, stage: str, timeout_s: float) -> dict:
         """The runner's "started" frame (its start is the harness's time: wall clock), then its "ready" one
@@ -252,8 +271,9 @@ class RemoteImpl:
             # an exercise that kills its runner this often fails its remaining checks at once with the
             # same reason (with the exec launcher each restart would also cost a torch import)
             raise _copy(self._deaths[-1])
-        self.start()
-        self._check_budget(exercise)
+        if self._runner is None:  # starting one takes time of the budget: read the clock again after it
+            self.start()
+            self._check_budget(exercise)
 
     def _request(self, exercise, module, function, forbidden_calls, items) -> list:
         """One request frame, then its replies as the runner sends them; stops after the first failure

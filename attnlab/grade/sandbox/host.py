@@ -34,15 +34,17 @@ def sweep() -> None:
 
 
 @contextlib.contextmanager
-def prepared(level: Isolation, *, hidden: list[Path], workers: int) -> Iterator[list[int] | None]:
-    """Yields the runner uids of the workers (None where runners keep the judge's uid)."""
+def prepared(level: Isolation, *, hidden: list[Path], workers: int,
+             reach: list[Path] = ()) -> Iterator[list[int] | None]:
+    """Yields the runner uids of the workers (None where runners keep the judge's uid). `reach`: directories
+    runners read besides the interpreter and the harness (a compilation cache)."""
     sweep()
     uids = runs.lease_uids(workers) if level.drops_uid else None
     if not level.host_uid:
         yield uids
         return
     try:
-        modes.reach(launch.reachable_paths())
+        modes.reach([*launch.reachable_paths(), *(str(p) for p in reach)])
         modes.hide(hidden)
         yield uids
     finally:

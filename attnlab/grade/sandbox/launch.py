@@ -58,13 +58,14 @@ def rlimits(limits: Limits) -> dict[str, int]:
             "CORE": 0, "NOFILE": limits.max_open_files}
 
 
-def runner_env(home: str, adapter: "Adapter | None" = None) -> dict[str, str]:
+def runner_env(home: str, adapter: "Adapter | None" = None, compile_cache: str | None = None) -> dict[str, str]:
     """A clean environment: nothing of the judge's (it may hold the hidden seed) reaches the runner. One
-    thread per pool; what the framework's runners need besides (its adapter's runner_env; the forkserver,
-    started before the judge knows the adapter, applies its framework's itself)."""
+    thread per pool; what the framework's runners need besides (its adapter's runner_env, given the
+    compilation cache as the runner sees it; the forkserver, started before the judge knows the adapter,
+    applies its framework's itself)."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-            **(adapter.runner_env() if adapter else {})}
+            **(adapter.runner_env(compile_cache) if adapter else {})}
 
 
 def _import_paths() -> list[str]:
@@ -92,17 +93,29 @@ def landlock_rules(scratch: Path, exposed: list[str]) -> list[tuple[str, int]]:
             (str(scratch), landlock.EVERYTHING)]
 
 
+def cache_as_seen(compile_cache: Path | None, scratch: Path, inside: str) -> tuple[str | None, list[str]]:
+    """The compilation cache as the runner sees it, and what must be exposed for it: one inside its scratch
+    dir (the judge's trusted runner filling it) is writable there; any other is exposed read-only."""
+    if compile_cache is None:
+        return None, []
+    if compile_cache.is_relative_to(scratch):
+        return f"{inside}/{compile_cache.relative_to(scratch)}", []
+    return str(compile_cache), [str(compile_cache)]
+
+
 def jail_config(*, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
                 hidden: list[Path], covered: list[Path], fds: tuple[int, int] = (3, 4),
-                libraries: tuple[str, ...] = ()) -> dict:
-    """What jail.py needs to confine a runner; "argv" only serves the exec launcher."""
+                libraries: tuple[str, ...] = (), compile_cache: Path | None = None) -> dict:
+    """What jail.py needs to confine a runner; "argv" only serves the exec launcher. compile_cache: the
+    judge's compilation cache for the adapter's framework (attnlab.grade.judge.compile_cache), or None."""
     namespaces = level.namespaces
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
     argv = [sys.executable, "-I", "-u", "-B", "-c", RUNNER_BOOT, json.dumps(paths), "--requests", "3",
             "--replies", "4", "--package", f"{inside}/{package}", "--libraries", ",".join(libraries),
             "--framework", adapter.name]
-    exposed = _exposed(paths)
+    cache, cache_exposed = cache_as_seen(compile_cache, scratch, inside)
+    exposed = sorted({*_exposed(paths), *cache_exposed})
     return {"namespaces": namespaces, "user_namespace": level.user_namespace,
             # the uid changes inside the jail, or (user namespace as root) before the namespace is made
             "drop_uid": level.drops_uid and not level.user_namespace,
@@ -112,7 +125,7 @@ def jail_config(*, level: Isolation, limits: Limits, adapter: "Adapter", scratch
             "package": f"{inside}/{package}", "libraries": list(libraries), "framework": adapter.name,
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": exposed, "hidden": [str(p) for p in hidden], "fds": list(fds),
-            "rlimits": rlimits(limits), "env": runner_env(inside, adapter), "argv": argv, "cpu": limits.cpu}
+            "rlimits": rlimits(limits), "env": runner_env(inside, adapter, cache), "argv": argv, "cpu": limits.cpu}
 
 
 def clear_runner_uid(level: Isolation, limits: Limits) -> None:
@@ -157,14 +170,16 @@ class RunnerProcess:
     """One started runner: the request/reply/output pipes (judge ends) and how to kill it completely."""
 
     def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
-                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = ()):
+                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = (),
+                 compile_cache: Path | None = None):
         self.level, self.limits = level, limits
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
         self.output, out_w = os.pipe()
         pipes.widen(out_w)
         config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
-                             hidden=hidden, covered=covered, fds=(req_r, rep_w), libraries=libraries)
+                             hidden=hidden, covered=covered, fds=(req_r, rep_w), libraries=libraries,
+                             compile_cache=compile_cache)
         command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
         if level.namespaces:
             flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
@@ -221,13 +236,14 @@ class ForkedRunner:
     as pid 1 of its pid namespace; both come with pidfds, so no kill can hit a reused pid."""
 
     def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
-                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = ()):
+                 hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = (),
+                 compile_cache: Path | None = None):
         self.level, self.limits = level, limits
         self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
         self._code: int | None = None
         self._gone = False  # the control socket closed without an exit report: the server died
         config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
-                             hidden=hidden, covered=covered, libraries=libraries)
+                             hidden=hidden, covered=covered, libraries=libraries, compile_cache=compile_cache)
         server = runner_server(limits, adapter.name)
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()

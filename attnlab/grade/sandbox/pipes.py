@@ -91,11 +91,10 @@ class DeadlineWriter:
     def write(self, data) -> int:
         view = memoryview(data)
         while view:
-            wait_until(self.fd, select.POLLOUT, self.clock)
-            try:
+            try:  # the pipe has room, usually: waiting (a poll) only when it is full
                 view = view[os.write(self.fd, view):]
             except BlockingIOError:
-                continue
+                wait_until(self.fd, select.POLLOUT, self.clock)
         return len(data)
 
 
