@@ -27,6 +27,7 @@ from attnlab.core.spec import (
     SpecError,
     Text,
     Tolerance,
+    in_assignment,
 )
 from attnlab.core.spec_nodes import Node
 from attnlab.core.spec_words import framework_words, worded_hints, worded_misconceptions, worded_text
@@ -338,16 +339,10 @@ def load_course(spec_dir: Path, assignment: str | None = None, framework: str | 
         if framework not in FRAMEWORKS:
             raise SpecError(f"unknown framework {framework!r}; expected one of {list(FRAMEWORKS)}")
         chosen = dataclasses.replace(chosen, framework=framework)
-    for i in chosen.exercise_ids:
-        ex = loaded[i]
-        if isinstance(ex, ExerciseSpec) and chosen.framework not in ex.frameworks:
-            raise SpecError(f"assignment {chosen.id!r} is graded in {chosen.framework}, but exercise {i!r} can only "
-                            f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
-    loaded = {i: ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex for i, ex in loaded.items()}
-    return Course(title=chosen.title, total_points=chosen.total_points,
-                  exercises=tuple(loaded[i] for i in chosen.exercise_ids),
-                  libraries=tuple(dict.fromkeys((*libraries(node), *chosen.libraries))),
-                  assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
+    placed = in_assignment(chosen, loaded, libraries(node))
+    everything = tuple(ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex
+                       for ex in (loaded[i] for i in ids))
+    return Course(title=chosen.title, assignment=chosen, assignments=assignments, everything=everything, **placed)
 
 
 def assignment_framework(spec_dir: Path, assignment: str | None = None) -> str:

@@ -23,9 +23,9 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+# the spec's forbidden entry that asks for this guard (named beside the frameworks: it decides where one applies)
+from attnlab.core.frameworks.names import KERNELS_ONLY as KERNELS_ONLY
 from attnlab.core.outcomes import KernelRuleBroken, NotApplicable, Outcome, SubmissionError
-
-KERNELS_ONLY = "triton.kernels_only"  # the spec's forbidden entry (not a library call) that asks for this guard
 
 # ATen operators a launcher may run outside kernels, and Triton's interpreter runs around a launch (copying
 # tensors to host storage and back): allocation, views, layout and dtype copies; nothing that computes values
