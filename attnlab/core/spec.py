@@ -60,6 +60,20 @@ class ArgRecipe:
 
 
 @dataclass(frozen=True)
+class CaseBudget:
+    """A case's memory budget: no tensor over `tensor_mb` (attnlab.core.memory), no tile of a Triton kernel
+    longer than `tile_side` along any axis (attnlab.core.frameworks.kernels.tile_budget)."""
+
+    tensor_mb: float | None = None
+    tile_side: int | None = None
+
+    @staticmethod
+    def of(value: "CaseBudget | float | None") -> "CaseBudget":
+        """A budget as call_many is given it: a CaseBudget, a tensor budget in MB alone, or None."""
+        return value if isinstance(value, CaseBudget) else CaseBudget(tensor_mb=value)
+
+
+@dataclass(frozen=True)
 class CaseSpec:
     name: str
     visible: bool
@@ -67,6 +81,14 @@ class CaseSpec:
     checks: tuple[str, ...]
     note: str = ""
     max_tensor_mb: float | None = None  # no tensor the submission makes may be larger (attnlab.core.memory)
+    max_tile_side: int | None = None  # no tile a Triton kernel loads or computes may be longer along any axis
+
+    @property
+    def budget(self) -> "CaseBudget | None":
+        """What its calls are held to, or None (no budget)."""
+        if self.max_tensor_mb is None and self.max_tile_side is None:
+            return None
+        return CaseBudget(self.max_tensor_mb, self.max_tile_side)
 
     @property
     def diagnosed(self) -> bool:

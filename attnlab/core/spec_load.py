@@ -113,7 +113,7 @@ def arg_recipe(node: Node, seed: int) -> ArgRecipe:
 
 
 def case(node: Node, exercise_id: str) -> CaseSpec:
-    node.only({"name", "visible", "args", "checks", "note", "max_tensor_mb"})
+    node.only({"name", "visible", "args", "checks", "note", "max_tensor_mb", "max_tile_side"})
     name = node.get("name", str)
     args = {arg: arg_recipe(value, default_seed(exercise_id, name, arg))
             for arg, value in node.mapping("args").items()}
@@ -124,8 +124,11 @@ def case(node: Node, exercise_id: str) -> CaseSpec:
     budget = node.get("max_tensor_mb", (int, float, type(None)), None)
     if budget is not None and budget <= 0:
         raise node.child("max_tensor_mb").fail("a positive number of megabytes", budget)
+    tile = node.get("max_tile_side", (int, type(None)), None)
+    if tile is not None and (isinstance(tile, bool) or tile < 1):
+        raise node.child("max_tile_side").fail("a positive number of elements", tile)
     return CaseSpec(name=name, visible=node.get("visible", bool), args=args, checks=checks,
-                    note=node.get("note", str, ""), max_tensor_mb=budget)
+                    note=node.get("note", str, ""), max_tensor_mb=budget, max_tile_side=tile)
 
 
 def prop(node: Node, code, cases: tuple[CaseSpec, ...]) -> PropertySpec:

@@ -59,8 +59,10 @@ def run_call(package, adapter: Adapter, common: dict, call: dict,
         budget = call.get("max_tensor_mb")
         budget = float(budget) if isinstance(budget, (int, float)) and not isinstance(budget, bool) else None
         with address_space_for(budget):
+            tile = call.get("max_tile_side")
+            tile = tile if isinstance(tile, int) and not isinstance(tile, bool) else None
             returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
-                                    adapter=adapter, **how)
+                                    max_tile_side=tile, adapter=adapter, **how)
         output = returned.output
         result, count = output_tensors(output)
         modified, aliases = returned.modified, returned.aliases
