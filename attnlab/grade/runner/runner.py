@@ -116,9 +116,13 @@ def _address_space_bytes() -> int:
 
 
 def _is_memory_failure(exc: BaseException | None) -> bool:
-    while exc is not None:
+    # each exception once: a chain can loop (Triton's interpreter raises InterpreterError from the outcome a
+    # kernel rule recorded, and the rule raises that outcome again as the launch ends), which spun here
+    seen = set()
+    while exc is not None and id(exc) not in seen:
         if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
             return True
+        seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
 
