@@ -24,6 +24,8 @@ NOT_APPLICABLE: dict[tuple[str, str], set[str]] = {
         "sliding_window_attention", "flash_attention", "attention_backward")},
     ("mindspore", "rope"): {"bfloat16", "bfloat16_large_positions"},
     ("mindspore", "kv_cache_attention"): {"bfloat16_decode"},
+    ("mindspore", "paged_attention"): {"bfloat16"},
+    ("mindspore", "latent_attention"): {"bfloat16"},
     # Triton's interpreter computes bfloat16 on its bit patterns: counted on CUDA only (docs/triton.md)
     ("torch", "triton_flash_forward"): {"bfloat16"},
     ("torch", "triton_flash_backward"): {"bfloat16"},

@@ -20,9 +20,9 @@ SELECT = "mindspore and not test_mindspore_venv"
 
 @pytest.mark.parametrize("framework", ["numpy", "jax", "mindspore"])
 def test_every_reference_answers_the_quizzes_as_the_course_does(framework):
-    """reference/<framework>/ holds copies of reference/quiz.yaml and modern_quiz.yaml (a submission may hold no
-    symlink), so that grading a framework's reference gives full marks."""
-    for quiz in ("quiz.yaml", "modern_quiz.yaml"):
+    """reference/<framework>/ holds copies of reference/quiz.yaml, modern_quiz.yaml and systems_quiz.yaml (a
+    submission may hold no symlink), so that grading a framework's reference gives full marks."""
+    for quiz in ("quiz.yaml", "modern_quiz.yaml", "systems_quiz.yaml"):
         ours = (paths.reference_dir(frameworks.adapter(framework)) / quiz).read_text(encoding="utf-8")
         assert ours == (paths.REFERENCE_DIR / quiz).read_text(encoding="utf-8"), f"reference/{framework}/{quiz}"
 

@@ -28,6 +28,8 @@ class CallGuards(Protocol):
 
     def budget(self, exercise: str, limit_mb: float | None) -> AbstractContextManager: ...
 
+    def tile_budget(self, exercise: str, side: int | None) -> AbstractContextManager: ...
+
 
 class _Unguarded:
     """No forbidden calls, no tensor budget: for trusted code (the reference's own gradients)."""
@@ -36,6 +38,9 @@ class _Unguarded:
         return nullcontext([])
 
     def budget(self, exercise: str, limit_mb: float | None) -> AbstractContextManager:
+        return nullcontext()
+
+    def tile_budget(self, exercise: str, side: int | None) -> AbstractContextManager:
         return nullcontext()
 
 
@@ -70,12 +75,13 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
 
 
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
-           guards: CallGuards, deep_guard: bool = True, max_tensor_mb: float | None = None) -> Any:
-    """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor budget, if any),
-    both from `guards` (the framework's adapter), mapping failures to harness outcomes."""
+           guards: CallGuards, deep_guard: bool = True, max_tensor_mb: float | None = None,
+           max_tile_side: int | None = None) -> Any:
+    """Call `fn(**kwargs)` under the framework's forbidden-call guard (and the case's tensor and tile budgets,
+    if any), all from `guards` (the framework's adapter), mapping failures to harness outcomes."""
     guard = guards.guard(exercise, forbidden_calls, deep=deep_guard)
     try:
-        with guard, guards.budget(exercise, max_tensor_mb):
+        with guard, guards.budget(exercise, max_tensor_mb), guards.tile_budget(exercise, max_tile_side):
             return fn(**kwargs)
     except Outcome:
         raise

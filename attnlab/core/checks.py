@@ -21,7 +21,7 @@ from attnlab.core.internal import internal_check
 from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure
 from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
-from attnlab.core.spec import CaseSpec, ExerciseSpec, Misconception, PropertySpec
+from attnlab.core.spec import CaseBudget, CaseSpec, ExerciseSpec, Misconception, PropertySpec
 from attnlab.core.status import Status
 from attnlab.core.typecheck import check_call
 
@@ -44,9 +44,9 @@ class Context:
     device: str = "cpu"  # where calls run (attnlab.core.devices); outputs come back to checks on the CPU
 
     def call_many(self, calls: list[dict[str, Any]],
-                  budgets: list[float | None] | None = None) -> Iterator[Output | Outcome | CheckFailure]:
+                  budgets: list[CaseBudget | None] | None = None) -> Iterator[Output | Outcome | CheckFailure]:
         """Each call's checked output (shape, dtype, device, inputs untouched), or what it raised, in
-        order; `budgets`: each call's largest allowed tensor in MB (attnlab.core.memory). The implementation
+        order; `budgets`: each call's memory budget (CaseBudget). The implementation
         decides when the calls are made (see attnlab.core.impl)."""
         ex = self.exercise
         moved = [devices.to_device(args, self.device) for args in calls]
@@ -252,7 +252,7 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
     """Each case's result, in order. Their calls go out together (Context.call_many), so every case's
     inputs are built first; with an in-process implementation each call is made as its result is asked for."""
     data = [ctx.case_data(case) for case in cases]
-    budgets = [case.max_tensor_mb for case in cases]
+    budgets = [case.budget for case in cases]
     for case, (args, expected), got in zip(cases, data, ctx.call_many([args for args, _ in data], budgets)):
         try:
             result = _case_result(ctx, case, args, expected, got)

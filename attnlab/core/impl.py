@@ -24,6 +24,7 @@ from attnlab.core import imports
 from attnlab.core.calls import describe_exception, invoke
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, detach, parts
+from attnlab.core.spec import CaseBudget
 
 if TYPE_CHECKING:
     from attnlab.core.frameworks.base import Adapter
@@ -48,7 +49,7 @@ class Implementation(Protocol):
 
     def call_many(self, *, exercise: str, module: str, function: str, calls: list[dict[str, Any]],
                   forbidden_calls: tuple[str, ...], deep_guard: bool = True,
-                  budgets: list[float | None] | None = None) -> Iterator[Returned | Outcome]: ...
+                  budgets: list[CaseBudget | float | None] | None = None) -> Iterator[Returned | Outcome]: ...
 
     def vjp(self, *, exercise: str, module: str, function: str, kwargs: dict[str, Any],
             forbidden_calls: tuple[str, ...], wrt: tuple[str, ...],
@@ -117,14 +118,14 @@ def _package_root(package: ModuleType) -> Path:
 
 def call_checked(fn: Callable, *, exercise: str, function: str, kwargs: dict[str, Any],
                  forbidden_calls: tuple[str, ...], adapter: "Adapter", deep_guard: bool = True,
-                 max_tensor_mb: float | None = None) -> Returned:
+                 max_tensor_mb: float | None = None, max_tile_side: int | None = None) -> Returned:
     """One call, and what it did to its inputs: used in this process and in the grading runner alike. The
     framework's adapter turns the torch arguments into its own and the output back (attnlab.core.frameworks);
     an input the call changed in place is changed in `kwargs` too, as if the call had been made on them."""
     converted = adapter.to_framework(kwargs)
     before = adapter.snapshot(converted)
     raw = invoke(fn, exercise=exercise, kwargs=converted, forbidden_calls=forbidden_calls, guards=adapter,
-                 deep_guard=deep_guard, max_tensor_mb=max_tensor_mb)
+                 deep_guard=deep_guard, max_tensor_mb=max_tensor_mb, max_tile_side=max_tile_side)
     output = adapter.to_torch(raw, function)
     modified = adapter.changed(converted, before)
     if converted is not kwargs:
@@ -161,10 +162,12 @@ class InProcessImpl:
 
     def call_many(self, *, exercise, module, function, calls, forbidden_calls, deep_guard=True, budgets=None):
         for kwargs, budget in zip(calls, budgets or [None] * len(calls)):  # each made when its result is asked for
+            budget = CaseBudget.of(budget)
             try:
                 fn = self._function(module, function)
                 yield call_checked(fn, exercise=exercise, function=function, kwargs=kwargs,
-                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard, max_tensor_mb=budget,
+                                   forbidden_calls=forbidden_calls, deep_guard=deep_guard,
+                                   max_tensor_mb=budget.tensor_mb, max_tile_side=budget.tile_side,
                                    adapter=self.adapter)
             except Outcome as outcome:
                 yield outcome

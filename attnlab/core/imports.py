@@ -93,8 +93,10 @@ def may_import(top: str) -> bool:
 
 def not_in_course(exc: BaseException | None) -> NotInCourse | None:
     """The NotInCourse behind `exc` (raised directly or as its cause), if any."""
-    while exc is not None:
+    seen = set()  # a chain can loop (Triton's interpreter raises from an outcome that a guard raises again)
+    while exc is not None and id(exc) not in seen:
         if isinstance(exc, NotInCourse):
             return exc
+        seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None

@@ -21,7 +21,7 @@ from attnlab.core.i18n import t
 from attnlab.core.impl import Implementation, find_function, load_package
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.said_once import SaidOnce
-from attnlab.core.spec import ExerciseSpec
+from attnlab.core.spec import Course, ExerciseSpec
 from attnlab.core.status import EXCLUDED, SEVERITY, STOPS, Status
 
 FEEDBACK_FAILURES = 3  # failures quoted in an exercise's feedback; the rest are counted
@@ -105,6 +105,17 @@ def summarise(exercise: ExerciseSpec, checks: list[CheckResult], lang: str) -> E
         feedback += "\n" + "\n".join(not_applicable)
     return ExerciseResult(id=exercise.id, function=exercise.function, score=round(score, 4),
                           max_score=exercise.points, status=status, feedback=feedback, checks=tuple(shown))
+
+
+def not_applicable_results(course: Course, lang: str) -> list[ExerciseResult]:
+    """The assignment's exercises that do not apply in its framework (Course.not_applicable): shown, worth
+    nothing either way (their points left course.total_points), each saying why."""
+    return [ExerciseResult(ex.id, ex.function, 0.0, 0.0, Status.NOT_APPLICABLE, not_applicable_text(ex, course, lang))
+            for ex in course.not_applicable]
+
+
+def not_applicable_text(exercise: ExerciseSpec, course: Course, lang: str) -> str:
+    return t("not_applicable_triton", lang, exercise=exercise.id, framework=course.framework, points=exercise.points)
 
 
 def _fraction(checks: list[CheckResult], kind: str) -> float:

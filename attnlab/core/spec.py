@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from attnlab.core.frameworks.names import DEFAULT as DEFAULT_FRAMEWORK
+from attnlab.core.frameworks.names import KERNELS_ONLY, TRITON_LIBRARY
 from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 
 # "derived": a tensor computed from the case's other arguments by a function its spec/<id>.py names in DERIVED
@@ -62,6 +63,20 @@ class ArgRecipe:
 
 
 @dataclass(frozen=True)
+class CaseBudget:
+    """A case's memory budget: no tensor over `tensor_mb` (attnlab.core.memory), no tile of a Triton kernel
+    longer than `tile_side` along any axis (attnlab.core.frameworks.kernels.tile_budget)."""
+
+    tensor_mb: float | None = None
+    tile_side: int | None = None
+
+    @staticmethod
+    def of(value: "CaseBudget | float | None") -> "CaseBudget":
+        """A budget as call_many is given it: a CaseBudget, a tensor budget in MB alone, or None."""
+        return value if isinstance(value, CaseBudget) else CaseBudget(tensor_mb=value)
+
+
+@dataclass(frozen=True)
 class CaseSpec:
     name: str
     visible: bool
@@ -69,6 +84,14 @@ class CaseSpec:
     checks: tuple[str, ...]
     note: str = ""
     max_tensor_mb: float | None = None  # no tensor the submission makes may be larger (attnlab.core.memory)
+    max_tile_side: int | None = None  # no tile a Triton kernel loads or computes may be longer along any axis
+
+    @property
+    def budget(self) -> "CaseBudget | None":
+        """What its calls are held to, or None (no budget)."""
+        if self.max_tensor_mb is None and self.max_tile_side is None:
+            return None
+        return CaseBudget(self.max_tensor_mb, self.max_tile_side)
 
     @property
     def diagnosed(self) -> bool:
@@ -187,6 +210,12 @@ class ExerciseSpec:
     def hint(self, lang: str) -> str:
         return " ".join(self.hints.get(lang) or self.hints["en"])
 
+    @property
+    def needs_triton(self) -> bool:
+        """Its result must come from Triton kernels (`forbidden: [triton.kernels_only]`): they take torch
+        tensors, so in another framework the exercise is not applicable rather than unwritable."""
+        return KERNELS_ONLY in self.forbidden
+
 
 @dataclass(frozen=True)
 class QuizQuestion:
@@ -236,6 +265,9 @@ class Course:
     assignment: Assignment | None = None
     assignments: tuple[Assignment, ...] = ()
     everything: tuple[ExerciseSpec | QuizSpec, ...] = ()
+    # the assignment's exercises that do not apply in its framework (Triton kernels outside torch): not
+    # graded, not handed out, not in total_points; results and summaries list them as not applicable
+    not_applicable: tuple[ExerciseSpec, ...] = ()
 
     def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
         for ex in self.exercises:
@@ -268,3 +300,28 @@ class Course:
     @property
     def framework(self) -> str:
         return self.assignment.framework if self.assignment else DEFAULT_FRAMEWORK
+
+
+def in_assignment(assignment: Assignment, exercises: Mapping[str, "ExerciseSpec | QuizSpec"],
+                  course_libraries: tuple[str, ...]) -> dict[str, Any]:
+    """The Course fields that depend on where `assignment` is graded (assignment.framework): its exercises
+    in that framework and those not applicable there, its total and its libraries. An exercise that needs
+    Triton is not applicable outside torch (its points leave the total, and triton leaves the libraries
+    when nothing left needs it); any other exercise the framework cannot be written in is refused."""
+    framework, applicable, left_out = assignment.framework, [], []
+    for i in assignment.exercise_ids:
+        ex = exercises[i]
+        if not isinstance(ex, ExerciseSpec):
+            applicable.append(ex)
+        elif framework in ex.frameworks:
+            applicable.append(ex.in_framework(framework))
+        elif ex.needs_triton:
+            left_out.append(ex)
+        else:
+            raise SpecError(f"assignment {assignment.id!r} is graded in {framework}, but exercise {i!r} can only "
+                            f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
+    libraries = tuple(dict.fromkeys((*course_libraries, *assignment.libraries)))
+    if left_out and not any(isinstance(e, ExerciseSpec) and e.needs_triton for e in applicable):
+        libraries = tuple(name for name in libraries if name != TRITON_LIBRARY)
+    return {"exercises": tuple(applicable), "not_applicable": tuple(left_out), "libraries": libraries,
+            "total_points": assignment.total_points - sum(e.points for e in left_out)}

@@ -27,6 +27,7 @@ from attnlab.core.spec import (
     SpecError,
     Text,
     Tolerance,
+    in_assignment,
 )
 from attnlab.core.spec_nodes import Node
 from attnlab.core.spec_words import framework_words, worded_hints, worded_misconceptions, worded_text
@@ -126,7 +127,7 @@ def derived_args(case: CaseSpec, node: Node, code) -> CaseSpec:
 
 
 def case(node: Node, exercise_id: str) -> CaseSpec:
-    node.only({"name", "visible", "args", "checks", "note", "max_tensor_mb"})
+    node.only({"name", "visible", "args", "checks", "note", "max_tensor_mb", "max_tile_side"})
     name = node.get("name", str)
     args = {arg: arg_recipe(value, default_seed(exercise_id, name, arg))
             for arg, value in node.mapping("args").items()}
@@ -137,8 +138,11 @@ def case(node: Node, exercise_id: str) -> CaseSpec:
     budget = node.get("max_tensor_mb", (int, float, type(None)), None)
     if budget is not None and budget <= 0:
         raise node.child("max_tensor_mb").fail("a positive number of megabytes", budget)
+    tile = node.get("max_tile_side", (int, type(None)), None)
+    if tile is not None and (isinstance(tile, bool) or tile < 1):
+        raise node.child("max_tile_side").fail("a positive number of elements", tile)
     return CaseSpec(name=name, visible=node.get("visible", bool), args=args, checks=checks,
-                    note=node.get("note", str, ""), max_tensor_mb=budget)
+                    note=node.get("note", str, ""), max_tensor_mb=budget, max_tile_side=tile)
 
 
 def prop(node: Node, code, cases: tuple[CaseSpec, ...]) -> PropertySpec:
@@ -353,16 +357,10 @@ def load_course(spec_dir: Path, assignment: str | None = None, framework: str | 
         if framework not in FRAMEWORKS:
             raise SpecError(f"unknown framework {framework!r}; expected one of {list(FRAMEWORKS)}")
         chosen = dataclasses.replace(chosen, framework=framework)
-    for i in chosen.exercise_ids:
-        ex = loaded[i]
-        if isinstance(ex, ExerciseSpec) and chosen.framework not in ex.frameworks:
-            raise SpecError(f"assignment {chosen.id!r} is graded in {chosen.framework}, but exercise {i!r} can only "
-                            f"be written in {', '.join(ex.frameworks)} (spec/{i}.yaml frameworks:)")
-    loaded = {i: ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex for i, ex in loaded.items()}
-    return Course(title=chosen.title, total_points=chosen.total_points,
-                  exercises=tuple(loaded[i] for i in chosen.exercise_ids),
-                  libraries=tuple(dict.fromkeys((*libraries(node), *chosen.libraries))),
-                  assignment=chosen, assignments=assignments, everything=tuple(loaded[i] for i in ids))
+    placed = in_assignment(chosen, loaded, libraries(node))
+    everything = tuple(ex.in_framework(chosen.framework) if isinstance(ex, ExerciseSpec) else ex
+                       for ex in (loaded[i] for i in ids))
+    return Course(title=chosen.title, assignment=chosen, assignments=assignments, everything=everything, **placed)
 
 
 def assignment_framework(spec_dir: Path, assignment: str | None = None) -> str:

@@ -22,7 +22,8 @@ import nbformat
 from attnlab.core import frameworks, paths
 from attnlab.core.i18n import LANGS, t
 from attnlab.core.quiz import answers_template
-from attnlab.core.spec import FRAMEWORKS, Assignment, Course, ExerciseSpec, QuizSpec
+from attnlab.core.scoring import not_applicable_text
+from attnlab.core.spec import FRAMEWORKS, Assignment, Course, ExerciseSpec, QuizSpec, SpecError, in_assignment
 from attnlab.core.spec_load import load_course
 from attnlab.instructor.packaging import HANDOUT_DEPS, PACKAGE, framework_requirements, requirements
 
@@ -132,6 +133,8 @@ def notebook_for(course: Course, lang: str, sources: dict[str, str]) -> nbformat
                          package=PACKAGE, points=f"{course.total_points:g}")),
              _code(t("nbh.install", lang, requirements=" ".join(f'"{r}"' for r in handout_requirements(course)))),
              _code(_setup_cell([line for m in parts.values() for line in m[0]], lang))]
+    if course.not_applicable:  # Triton outside torch: not in this notebook, and why
+        cells.insert(1, _markdown("\n\n".join(not_applicable_text(e, course, lang) for e in course.not_applicable)))
     helpers_shown: set[str] = set()
     for number, exercise in enumerate(in_source_order(course, parts), 1):
         if isinstance(exercise, QuizSpec):
@@ -160,12 +163,13 @@ def text_of(notebook: nbformat.NotebookNode) -> str:
 
 def in_framework(full: Course, assignment: Assignment, framework: str) -> Course:
     """What load_course(spec, assignment, framework) gives, made from the course loaded once (loading the
-    specs is what takes the time)."""
+    specs is what takes the time); SpecError where an exercise cannot be written in `framework`."""
     everything = tuple(e.in_framework(framework) if isinstance(e, ExerciseSpec) else e for e in full.everything)
-    by_id = {e.id: e for e in everything}
     chosen = dataclasses.replace(assignment, framework=framework)
-    return dataclasses.replace(full, title=chosen.title, total_points=chosen.total_points, assignment=chosen,
-                               exercises=tuple(by_id[i] for i in chosen.exercise_ids), everything=everything)
+    own = full.assignment.libraries if full.assignment else ()
+    placed = in_assignment(chosen, {e.id: e for e in full.everything},
+                           tuple(n for n in full.libraries if n not in own))
+    return dataclasses.replace(full, title=chosen.title, assignment=chosen, everything=everything, **placed)
 
 
 def wanted_notebooks(only: tuple[str, str] | None = None) -> dict[str, str]:
@@ -177,8 +181,9 @@ def wanted_notebooks(only: tuple[str, str] | None = None) -> dict[str, str]:
         for framework in FRAMEWORKS:
             if only is not None and only != (assignment.id, framework):
                 continue
-            course = in_framework(full, assignment, framework)
-            if any(framework not in e.frameworks for e in course.coded):
+            try:
+                course = in_framework(full, assignment, framework)
+            except SpecError:  # an exercise not written in this framework: no notebook
                 continue
             sources = sources_of(paths.template_dir(frameworks.adapter(framework)), course)
             for lang in LANGS:

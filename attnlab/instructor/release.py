@@ -81,10 +81,20 @@ def handout_spec(path: Path) -> str:
 def course_yaml(course: Course) -> str:
     """spec/course.yaml of a release: the course with only the assignment released (so it is the default)."""
     data = yaml.safe_load((paths.SPEC_DIR / "course.yaml").read_text(encoding="utf-8"))
-    data["assignments"] = [{**a, "framework": course.framework} for a in data["assignments"]
-                           if a["id"] == course.assignment.id]
+    data["assignments"] = [_released(a, course) for a in data["assignments"] if a["id"] == course.assignment.id]
     return (f"# Made by `python -m attnlab.instructor.release`: assignment {course.assignment.id} only.\n"
             + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110))
+
+
+def _released(assignment: dict, course: Course) -> dict:
+    """The assignment's course.yaml entry in the release's framework: without the exercises not applicable
+    there (Triton outside torch), their points and the libraries only they need."""
+    released = {**assignment, "framework": course.framework}
+    if course.not_applicable:
+        released["exercises"] = [e.id for e in course.exercises]
+        released["total_points"] = course.total_points
+        released["libraries"] = [n for n in assignment.get("libraries", []) if n in course.libraries]
+    return released
 
 
 def copy_spec(course: Course, target: Path, *, visible_only: bool = True) -> None:

@@ -27,7 +27,7 @@ from attnlab.core.impl import InProcessImpl, load_package
 from attnlab.core.names import slug
 from attnlab.core.outcomes import Outcome, SubmissionError
 from attnlab.core.quiz import problem_lines, quiz_state
-from attnlab.core.scoring import grade_exercise, make_context
+from attnlab.core.scoring import grade_exercise, make_context, not_applicable_results
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import Status
 from attnlab.student.notebook import UnknownExercise, exercise_spec
@@ -99,7 +99,7 @@ def checked(exercise, impl: InProcessImpl, run: Run):
 def cmd_status(opts, run: Run) -> int:
     lang, course = run.lang, run.course
     package = resolve_package(opts.impl, lang=lang)
-    width = max([len(e.id) for e in course.exercises] + [text_width(say("total", lang))]) + 2
+    width = max([len(e.id) for e in (*course.exercises, *course.not_applicable)] + [text_width(say("total", lang))]) + 2
     impl = implementation(package, run)
     print(say("status_title", lang, package=package))
     try:
@@ -120,7 +120,11 @@ def cmd_status(opts, run: Run) -> int:
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
         earned, possible = earned + result.score, possible + exercise.points
         unfinished = unfinished or (exercise if result.status != Status.PASSED else None)
+    for result in not_applicable_results(course, lang):  # Triton outside torch: shown, out of the total
+        print(_row(width, result.id, status_word(result.status, lang), "", "     – / 0"))
     print(_row(width, say("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
+    for result in not_applicable_results(course, lang):
+        print(result.feedback)
     if quiz_problems:
         print("\n".join(["", t("student.quiz_problems", lang), *(f"  {line}" for line in quiz_problems)]))
     print()

@@ -22,7 +22,7 @@ from attnlab.core import config, paths
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.results import ExerciseResult
-from attnlab.core.scoring import grade_exercise, make_context
+from attnlab.core.scoring import grade_exercise, make_context, not_applicable_text
 from attnlab.core.spec import Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
 from attnlab.student.html_view import as_html
@@ -44,6 +44,8 @@ def exercise_spec(exercise_id: str, lang: str, course: Course | None = None) -> 
                              known=", ".join(e.id for e in course.everything))) from None
     if isinstance(exercise, QuizSpec):
         raise UnknownExercise(say("quiz_not_checkable", lang, file=exercise.answers_file))
+    if any(ex.id == exercise_id for ex in course.not_applicable):  # Triton outside torch: says why
+        raise UnknownExercise(not_applicable_text(exercise, course, lang))
     return exercise
 
 

@@ -26,7 +26,7 @@ from attnlab.core.impl import InProcessImpl
 from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
 from attnlab.core.results import CheckResult
 from attnlab.core.said_once import SaidOnce
-from attnlab.core.scoring import make_context, summarise
+from attnlab.core.scoring import make_context, not_applicable_results, summarise
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
 from attnlab.student.text import counted, pad, quiz_word, status_word
@@ -258,6 +258,8 @@ def pytest_terminal_summary(terminalreporter, config):
         earned, possible = earned + result.score, possible + ex.points
     if not rows:
         return
+    left_out = not_applicable_results(_course(config), lang)  # Triton outside torch: shown, out of the total
+    rows += [_row(r.id, status_word(r.status, lang), "", "     – / 0") for r in left_out]
     tr = terminalreporter
     tr.section(t("summary_title", lang, impl=state["impl_path"].name))
     for line in _not_implemented_lines(config, lang):
@@ -266,3 +268,5 @@ def pytest_terminal_summary(terminalreporter, config):
     for row in rows:
         tr.write_line(row)
     tr.write_line(_row(t("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
+    for result in left_out:
+        tr.write_line(result.feedback)

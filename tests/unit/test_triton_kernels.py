@@ -1,7 +1,8 @@
 """The kernel rules of a Triton exercise (attnlab.core.frameworks.kernels), on real kernels in Triton's
 interpreter: the reference launcher passes; a launcher computing with torch, one launching no kernel and one
 whose kernel reads past its tensors are each stopped and named; bfloat16 reaching the interpreter is not
-applicable. One call each, on 20 × 16 inputs (the interpreter's cost is per tile operation)."""
+applicable; a kernel whose tile covers every key is held to the case's tile budget (max_tile_side). One call
+each, on 20 × 16 inputs (the interpreter's cost is per tile operation)."""
 
 import importlib.util
 
@@ -12,7 +13,7 @@ from attnlab.core import frameworks, paths
 from attnlab.core.frameworks import for_torch
 from attnlab.core.frameworks.kernels import KERNELS_ONLY
 from attnlab.core.impl import FileImpl, call_checked
-from attnlab.core.outcomes import KernelRuleBroken, NotApplicable, SubmissionError
+from attnlab.core.outcomes import KernelRuleBroken, MemoryLimit, NotApplicable, SubmissionError
 from attnlab.core.scoring import grade_exercise, make_context
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
@@ -23,14 +24,14 @@ CORPUS = paths.ROOT / "tests" / "mutations" / "triton_flash_forward"
 RULES = (KERNELS_ONLY,)
 
 
-def run(path, dtype=torch.float32, keys=20):
+def run(path, dtype=torch.float32, keys=20, tile_side=None):
     for_torch.ADAPTER.prepare()  # TRITON_INTERPRET=1 here: no GPU
     fn = FileImpl(path, adapter=frameworks.default())._function("triton_flash_forward", "run_triton_flash_forward")
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(2, 20, 16, generator=g).to(dtype), torch.randn(2, keys, 16, generator=g).to(dtype)
     return call_checked(fn, exercise="triton_flash_forward", function="run_triton_flash_forward",
                         kwargs={"Q": q, "K": k, "V": k.clone(), "is_causal": True}, forbidden_calls=RULES,
-                        adapter=frameworks.default())
+                        adapter=frameworks.default(), max_tile_side=tile_side)
 
 
 def test_the_reference_kernel_passes_the_rules():
@@ -66,3 +67,12 @@ def test_a_torch_launcher_gets_no_points():
     result = grade_exercise(make_context(exercise, impl))
     assert (result.status, result.score) == (Status.FORBIDDEN, 0.0)
     assert "outside a Triton kernel" in result.feedback
+
+
+def test_a_tile_over_the_budget_is_named_with_its_shape():
+    """40 keys make a 64-key tile: over a budget of 32, within one of 64; the reference's 16 × 16 tiles pass."""
+    with pytest.raises(MemoryLimit, match=r"tile of shape \(64,\) \(tl.arange\), longer than this case's budget of 32"):
+        run(CORPUS / "bug_all_keys_one_tile.py", keys=40, tile_side=32)
+    assert run(CORPUS / "bug_all_keys_one_tile.py", keys=40, tile_side=64).output[0].shape == (2, 20, 16)
+    reference = run(paths.ROOT / "reference" / "triton_flash_forward.py", keys=40, tile_side=16)
+    assert reference.output[0].shape == (2, 20, 16)

@@ -50,6 +50,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "only_this_function": {"en": "only {given} was given to check(), not {function}",
                            "zh": "check() 只得到了 {given}，没有 {function}"},
     "raw": {"en": "{text}", "zh": "{text}"},
+    "kernel_tile_over_budget": {
+        "en": "{exercise}: the kernel made a tile of shape {shape} ({op}), longer than this case's budget of {limit} "
+              "elements along an axis: a tile that covers every key holds a whole row of scores at once; walk "
+              "over the keys (and queries) in tiles of at most {limit}",
+        "zh": "{exercise}：内核创建了形状为 {shape} 的块（{op}），某一维超过本用例每维 {limit} 个元素的预算：覆盖全部键的块"
+              "会一次持有整行分数；请以不超过 {limit} 的块依次遍历键（和查询）"},
     "memory_tensor": {
         "en": "{exercise}: made a {dtype} tensor of shape {shape} ({mb:.0f} MB, in {op}), over this case's budget of "
               "{limit:g} MB per tensor: compute it in blocks instead of all at once",

@@ -22,6 +22,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "zh": "{exercise}：未在 {device} 上运行：这台机器没有该设备"},
     "not_applicable_gradient": {"en": "not applicable in {framework}: it has no automatic differentiation",
                                 "zh": "在 {framework} 中不适用：它没有自动微分"},
+    "not_applicable_triton": {"en": "{exercise}: not applicable in {framework}: it is written as Triton kernels, "
+                                    "which work on torch tensors; its {points:g} points are left out of this "
+                                    "assignment's total",
+                              "zh": "{exercise}：在 {framework} 中不适用：它要写成 Triton 内核，而 Triton 内核只处理 torch "
+                                    "张量；它的 {points:g} 分不计入本次作业的总分"},
     "not_applicable_dtype": {"en": "not applicable in {framework}: it has no {dtype} here",
                              "zh": "在 {framework} 中不适用：此处不支持 {dtype}"},
     "output_named": {"en": "{name}: {detail}", "zh": "{name}：{detail}"},

@@ -12,7 +12,7 @@ runner stay framework-free: the runner converts on its side of the boundary.
 """
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -140,6 +140,11 @@ class Adapter:
         only; a framework whose allocations it cannot see is held to the budget in grading by the runner's
         lowered address-space limit alone (attnlab.grade.runner.runner.address_space_for)."""
         return memory.tensor_budget(exercise, limit_mb)
+
+    def tile_budget(self, exercise: str, side: int | None) -> AbstractContextManager:
+        """Fail the call if a Triton kernel holds a tile longer than `side` (`max_tile_side:`); only torch
+        launches Triton kernels (for_torch.py)."""
+        return nullcontext()
 
     # -- forbidden calls and gradients --------------------------------------------------------------
     def guard(self, exercise: str, names: tuple[str, ...], *, deep: bool = True) -> AbstractContextManager:

@@ -56,6 +56,9 @@ class TorchAdapter(Adapter):
             return calls
         return _together(calls, kernels.kernels_only(exercise))  # a Triton exercise: its result from kernels only
 
+    def tile_budget(self, exercise: str, side: int | None):
+        return kernels.tile_budget(exercise, side)  # a Triton kernel's tiles, under the interpreter
+
     def vjp(self, fn, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent):
         return vjp_call(fn, exercise=exercise, function=function, kwargs=kwargs,
                         forbidden_calls=tuple(n for n in forbidden_calls if self.owns(n)), wrt=wrt,

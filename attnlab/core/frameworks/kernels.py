@@ -12,6 +12,12 @@ an exercise the torch adapter (for_torch.py) stacks `kernels_only` on its forbid
   corrupted heap; and a bfloat16 tensor reaching a kernel makes the case not applicable (the interpreter
   computes bfloat16 on its bit patterns; such cases count where the kernel is compiled, --device cuda).
 Violations are recorded before raising, so a launcher that catches the exception is still reported.
+
+A case's `max_tile_side:` (tile_budget) holds the kernel's tiles to a memory budget: FlashAttention keeps no
+(queries × keys) tensor, but inside a kernel one tile can cover every key (BLOCK_K = next_power_of_2(keys)),
+which torch's tensor budget cannot see. Under the interpreter every tile the kernel makes with tl.arange,
+loads (tl.load, block pointers included) or multiplies (tl.dot) is measured: one longer than the budget along
+any axis fails the call, naming its shape. Compiled kernels (CUDA) are not measured.
 """
 
 import os
@@ -23,9 +29,9 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from attnlab.core.outcomes import KernelRuleBroken, NotApplicable, Outcome, SubmissionError
-
-KERNELS_ONLY = "triton.kernels_only"  # the spec's forbidden entry (not a library call) that asks for this guard
+# the spec's forbidden entry that asks for this guard (named beside the frameworks: it decides where one applies)
+from attnlab.core.frameworks.names import KERNELS_ONLY as KERNELS_ONLY
+from attnlab.core.outcomes import KernelRuleBroken, MemoryLimit, NotApplicable, Outcome, SubmissionError
 
 # ATen operators a launcher may run outside kernels, and Triton's interpreter runs around a launch (copying
 # tensors to host storage and back): allocation, views, layout and dtype copies; nothing that computes values
@@ -161,3 +167,41 @@ def _check_addresses(watch: _Watch, ptrs, mask, what: str) -> None:
         raise watch.fail(SubmissionError("kernel_out_of_bounds", exercise=watch.exercise,
                                          detail=f"a tl.{what} of {touched.size} elements reaches {outside} outside "
                                                 "every tensor the kernel was given"))
+
+
+@contextmanager
+def tile_budget(exercise: str, side: int | None) -> Iterator[None]:
+    """Raise MemoryLimit after the block if an interpreted kernel made a tile longer than `side` along an axis
+    (None: no budget; see the module doc). The first such tile ends the kernel at once."""
+    if side is None or not interpreting():
+        yield
+        return
+    try:
+        from triton.runtime import interpreter
+    except ImportError:  # no Triton: no kernel to measure (kernels_only says none was launched)
+        yield
+        return
+    watch = _Watch(exercise)
+    builder = interpreter.InterpreterBuilder
+    measured = {"create_make_range": "tl.arange", "create_masked_load": "tl.load", "create_dot": "tl.dot"}
+    try:
+        with ExitStack() as patches:
+            for name, what in measured.items():
+                original = getattr(builder, name)
+                setattr(builder, name, _measured(original, what, side, watch))
+                patches.callback(setattr, builder, name, original)
+            yield
+    finally:
+        if watch.broken:
+            raise watch.broken[0]
+
+
+def _measured(create, what: str, side: int, watch: _Watch):
+    def create_measured(self, *args, **kwargs):
+        tile = create(self, *args, **kwargs)
+        shape = tuple(np.shape(tile.data))
+        if shape and max(shape) > side:
+            raise watch.fail(MemoryLimit("kernel_tile_over_budget", exercise=watch.exercise, op=what,
+                                         shape=shape, limit=side))
+        return tile
+    return create_measured

@@ -6,3 +6,8 @@ MODULES = {"torch": "for_torch", "numpy": "for_numpy", "jax": "for_jax", "mindsp
 NAMES = tuple(MODULES)
 DEFAULT = NAMES[0]
 OTHERS = NAMES[1:]  # a spec gives these their own words and tolerances; their files live in subfolders
+
+# a spec whose `forbidden:` lists this wants the result from @triton.jit kernels (attnlab.core.frameworks.kernels):
+# Triton kernels take torch tensors, so such an exercise is torch's alone and "not applicable" elsewhere
+KERNELS_ONLY = "triton.kernels_only"
+TRITON_LIBRARY = "triton"  # the package such an exercise needs (course.yaml lists it under its assignment)

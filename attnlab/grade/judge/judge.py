@@ -19,7 +19,7 @@ from attnlab.core.internal import internal_exercise
 from attnlab.core.outcomes import Outcome
 from attnlab.core.quiz import answer_key, grade_quiz, read_answers
 from attnlab.core.results import ExerciseResult, SubmissionResult
-from attnlab.core.scoring import grade_exercise, load_reference, make_context
+from attnlab.core.scoring import grade_exercise, load_reference, make_context, not_applicable_results
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
 from attnlab.grade.batch import notebooks, secret
@@ -168,6 +168,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         except Exception as exc:  # the judge's own fault: this submission says so, the class goes on
             exercises = _internal_everywhere(course, exc, lang)
         notebook = notebooks.summary(work_dir, lang)
+    exercises = [*exercises, *not_applicable_results(course, lang)]  # listed, worth nothing either way
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,

@@ -32,6 +32,7 @@ from attnlab.core.outcomes import (
     TimeLimit,
 )
 from attnlab.core.outputs import parts
+from attnlab.core.spec import CaseBudget
 from attnlab.core.status import Status
 from attnlab.grade.judge.clock import RunnerClock
 from attnlab.grade.judge.compile_cache import CompileCache, harvest
@@ -91,8 +92,9 @@ class RemoteImpl:
         answers each call as it returns, instead of one per call. Per call, in order: what it returned, or
         the Outcome that calling alone would have raised. The same as calling one by one: after a runner
         death the rest go to a new runner (within the budget)."""
-        budgets = budgets or [None] * len(calls)
-        items = [("call", kwargs, {"deep_guard": bool(deep_guard), "max_tensor_mb": budget}, {})
+        budgets = [CaseBudget.of(b) for b in budgets or [None] * len(calls)]
+        items = [("call", kwargs, {"deep_guard": bool(deep_guard), "max_tensor_mb": budget.tensor_mb,
+                                   "max_tile_side": budget.tile_side}, {})
                  for kwargs, budget in zip(calls, budgets)]
         results = []
         for kwargs, got in zip(calls, self._exchange(exercise, module, function, forbidden_calls, items)):

@@ -59,8 +59,10 @@ def run_call(package, adapter: Adapter, common: dict, call: dict,
         budget = call.get("max_tensor_mb")
         budget = float(budget) if isinstance(budget, (int, float)) and not isinstance(budget, bool) else None
         with address_space_for(budget):
+            tile = call.get("max_tile_side")
+            tile = tile if isinstance(tile, int) and not isinstance(tile, bool) else None
             returned = call_checked(fn, deep_guard=call.get("deep_guard", True) is not False, max_tensor_mb=budget,
-                                    adapter=adapter, **how)
+                                    max_tile_side=tile, adapter=adapter, **how)
         output = returned.output
         result, count = output_tensors(output)
         modified, aliases = returned.modified, returned.aliases
@@ -114,9 +116,13 @@ def _address_space_bytes() -> int:
 
 
 def _is_memory_failure(exc: BaseException | None) -> bool:
-    while exc is not None:
+    # each exception once: a chain can loop (Triton's interpreter raises InterpreterError from the outcome a
+    # kernel rule recorded, and the rule raises that outcome again as the launch ends), which spun here
+    seen = set()
+    while exc is not None and id(exc) not in seen:
         if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
             return True
+        seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
 
