@@ -7,7 +7,8 @@ beyond) with renamed copies, then pads every run_* with a statement unique to it
 no two submissions' code is identical (the worst case: identical code is grouped and costs nothing).
 Prints the time to read the submissions (grade.py's intake: every upload checked and unpacked) and to
 fingerprint and compare them, wall and CPU (fingerprinting is spread over the cores), the pairs flagged
-and how many copies were flagged with their original. The synthetic class draws every exercise
+and how many copies were flagged with their original, and the machine's load average (wall times
+stretch with it; CPU times much less). The synthetic class draws every exercise
 from a few corpus solutions, so far more pairs are alike than in a real class.
 """
 
@@ -82,10 +83,12 @@ def measure(count: int, copies: int, course) -> None:
     flagged = {(p.a, p.b) for p in found.pairs}
     caught = sum(tuple(sorted((p.name, p.copy_of))) in flagged for p in planted if p.copy_of)
     units = sum(len(u) for u in found.units.values())
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())  # other work on the machine stretches wall times
     print(f"{count:>5} submissions ({len(skipped)} unreadable), {units} exercise units, {os.cpu_count()} cores: "
           f"read {read:.1f} s + fingerprint and compare {compared:.1f} s = {read + compared:.1f} s wall "
           f"(CPU {read_cpu:.1f} s + {compared_cpu:.1f} s; generating the class took {made:.0f} s); "
-          f"{len(found.pairs)} pairs flagged; {caught}/{copies} renamed copies flagged with their original",
+          f"{len(found.pairs)} pairs flagged; {caught}/{copies} renamed copies flagged with their original; "
+          f"load average {load} (1, 5, 15 min)",
           flush=True)
 
 

@@ -13,7 +13,8 @@ Two fingerprints per statement: h0, its text; h1, its text with the texts of wha
 last statement before it that set each name or attribute it reads, and the compound statement around
 it). Renaming, reformatting, new comments, reordered independent statements and inserted dead code leave
 both unchanged for every statement that was there. Hashes are blake2b of the text: the same on every
-machine and run. A segment's result is cached by its text and the names it sees: a class of thousands
+machine and run. A statement's text is cached by its source and how the names in it are bound, and a
+segment's result (attnlab.instructor.segments) by its text and the names it sees: a class of thousands
 shares most of its code.
 """
 
@@ -84,15 +85,31 @@ def imported_names(nodes) -> dict[str, str]:
     return found
 
 
-def _survey(stmt: ast.AST, attributes: frozenset[str], seen: dict) -> tuple[set[str], set[str]]:
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """`node` and every node under it, each before its children (what _abstract needs), without the
+    Load/Store contexts: ast.walk's generators cost most of fingerprinting a large class."""
+    found, todo = [], [node]
+    pop, append, extend = todo.pop, found.append, todo.extend
+    while todo:
+        current = pop()
+        append(current)
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                extend(v for v in reversed(value) if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                todo.append(value)
+    return found
+
+
+def _survey(stmt: ast.AST, attributes: frozenset[str]) -> tuple:
     """One walk over a statement's header: what it reads and writes (names, and `.attr` of the
-    submission's attributes); adds its nodes, the names it binds (stores, parameters, defs, imports,
-    except and global names) and reads, and its imports to `seen`."""
-    reads, writes = set(), set()
-    nodes, bound, read, imports = seen["nodes"], seen["bound"], seen["read"], seen["imports"]
-    nodes.append(stmt)
+    submission's attributes), the names it binds (stores, parameters, defs, imports, except and global
+    names) and loads, what its imports bring in, and its nodes (for _abstract)."""
+    reads, writes, bound, read, imports = set(), set(), set(), set(), []
+    nodes = [stmt]
     for part in _header_parts(stmt):
-        for sub in ast.walk(part):
+        for sub in _walk(part):
             nodes.append(sub)
             kind = type(sub)
             if kind is ast.Name:
@@ -118,7 +135,7 @@ def _survey(stmt: ast.AST, attributes: frozenset[str], seen: dict) -> tuple[set[
         bound.add(stmt.name)
     if isinstance(stmt, ast.AugAssign):
         reads |= writes
-    return reads, writes
+    return frozenset(reads), frozenset(writes), frozenset(bound), frozenset(read), imported_names(imports), nodes
 
 
 def _abstract(nodes: list[ast.AST], imports: dict[str, str], attributes: frozenset[str], bound: set[str]) -> None:
@@ -220,62 +237,53 @@ def _lines(node: ast.AST) -> tuple[int, int]:
     return first, node.end_lineno or node.lineno
 
 
-def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str]) -> tuple[frozenset[str], list]:
+def _source(stmt: ast.AST, lines: list[str]) -> tuple:
+    """What fixes a statement's header as written: its type, its lines (from its first decorator to where
+    its body starts, or to its end) and where in them it starts and ends. Two statements with the same
+    source and the same names around them normalise alike."""
+    first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+    body = getattr(stmt, "body", None)
+    if isinstance(stmt, COMPOUND + (ast.ExceptHandler,)) and body:
+        last, end = body[0].lineno, (body[0].lineno - first, body[0].col_offset)
+    else:
+        last, end = stmt.end_lineno or stmt.lineno, (stmt.end_col_offset,)
+    return (type(stmt).__name__, "\n".join(lines[first - 1:last]), stmt.lineno - first, stmt.col_offset, *end)
+
+
+def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str], lines: list[str] | None = None,
+              cache: dict | None = None) -> tuple[frozenset[str], list]:
     """The names a top-level statement reads and does not bind, and (first line, last line, weight, h0,
-    h1) of each of its statements; rewrites `node`."""
+    h1) of each of its statements; rewrites `node`. With its file's `lines` (split at "\n", as the parser
+    counts them), each statement's survey and text are kept in `cache` by its source (_source) and how
+    the names in it are bound: most statements of a class are written by many students."""
     flat: list[tuple[ast.AST, int]] = []
     _flatten(node, -1, flat)
-    seen: dict = {"nodes": [], "bound": set(), "read": set(), "imports": []}
-    keys = [(*_survey(stmt, attributes, seen), _lines(stmt)) for stmt, _ in flat]
-    bound, read = seen["bound"], seen["read"]
-    _abstract(seen["nodes"], {**imports, **imported_names(seen["imports"])}, attributes, bound)
-    texts = [_header(stmt) for stmt, _ in flat]
-    last: dict[str, int] = {}
-    found = []
-    for i, ((_, parent), (reads, writes, (first, end))) in enumerate(zip(flat, keys)):
+    cache = cache if cache is not None and lines is not None else {}
+    sources = [_source(stmt, lines) if lines is not None else (i,) for i, (stmt, _) in enumerate(flat)]
+    words = [frozenset(WORD.findall(source[1])) if lines is not None else frozenset() for source in sources]
+    surveys, nodes = [], {}
+    for i, (stmt, _) in enumerate(flat):
+        key = ("survey", sources[i], attributes & words[i])
+        if key not in cache:
+            *survey, nodes[i] = _survey(stmt, attributes)
+            cache[key] = tuple(survey)
+        surveys.append(cache[key])
+    bound, read = set().union(*(s[2] for s in surveys)), set().union(*(s[3] for s in surveys))
+    local = dict(imports)
+    for survey in surveys:
+        local.update(survey[4])
+    shadowed = bound - set(local)
+    texts, found, last = [], [], {}
+    for i, ((stmt, parent), (reads, writes, *_)) in enumerate(zip(flat, surveys)):
+        key = ("text", sources[i], tuple((w, local.get(w), w in shadowed, w in bound, w in attributes)
+                                         for w in sorted(words[i])))
+        if key not in cache:
+            _abstract(nodes[i] if i in nodes else _survey(stmt, attributes)[-1], local, attributes, bound)
+            text = _header(stmt)
+            cache[key] = (text, min(len(TOKEN.findall(text)), MAX_WEIGHT), digest(text))
+        text, weight, h0 = cache[key]
+        texts.append(text)
         deps = sorted({texts[last[k]] for k in reads if k in last} | ({texts[parent]} if parent >= 0 else set()))
         last.update(dict.fromkeys(writes, i))
-        weight = min(len(TOKEN.findall(texts[i])), MAX_WEIGHT)
-        found.append((first, end, weight, digest(texts[i]), digest("\0".join([texts[i], *deps]))))
+        found.append((*_lines(stmt), weight, h0, digest("\0".join([text, *deps]))))
     return frozenset(read - bound), found
-
-
-def _bound_at_top(node: ast.stmt) -> tuple[str, ...]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-    return tuple(t.id for t in targets if isinstance(t, ast.Name))
-
-
-def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict,
-                  given: dict[str, str] | None = None) -> tuple[list[Segment], dict]:
-    """The top-level segments of a file (imports left out, and those whose text is `given`: name -> text
-    of the template's) and its imports of sibling modules (name -> (module, name)). Raises SyntaxError
-    or ValueError (a NUL byte) for code that does not parse."""
-    for given_text in sorted(set((given or {}).values())):
-        if given_text in text:  # blanked before parsing (most of a file is the template's, untouched)
-            text = text.replace(given_text, "\n" * given_text.count("\n"), 1)
-    tree = ast.parse(text)
-    lines = text.splitlines(keepends=True)
-    imports = imported_names(tree.body)
-    siblings, found = {}, []
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            siblings.update({a.asname or a.name: (node.module, a.name) for a in node.names})
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or _is_text(node):
-            continue
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-        segment_text = "".join(lines[first - 1:node.end_lineno])
-        names = _bound_at_top(node)
-        if given and names and all(given.get(n) == segment_text for n in names):
-            continue  # the template's own code, untouched
-        words = set(WORD.findall(segment_text))
-        key = (segment_text, tuple(sorted((k, v) for k, v in imports.items() if k in words)),
-               tuple(sorted(attributes & words)))
-        if key not in cache:
-            uses, statements = normalise(node, imports, attributes)
-            cache[key] = (_bound_at_top(node), uses, tuple((a - first, b - first, *rest) for a, b, *rest in statements))
-        names, uses, relative = cache[key]
-        statements = tuple(Statement(path, a + first, b + first, *rest) for a, b, *rest in relative)
-        found.append(Segment(names, path, segment_text, uses, statements))
-    return found, siblings

@@ -12,7 +12,8 @@ import multiprocessing
 import os
 from dataclasses import dataclass
 
-from attnlab.instructor.fingerprints import Segment, Statement, defined_attributes, file_segments
+from attnlab.instructor.fingerprints import Segment, Statement, defined_attributes
+from attnlab.instructor.segments import file_segments
 
 
 @dataclass(frozen=True)
