@@ -1,0 +1,29 @@
+"""The repository's own test runs (tests/ and spec/): one intra-op thread, and the spec's memory-budgeted cases
+left out of the fast tier.
+
+At the repository's root so that it applies to spec/*.yaml's items too, whatever paths pytest is given.
+
+One thread, as every grading runner uses (attnlab.grade.runner): the checks' tensors are small, and a second
+OpenMP thread mostly spins. Measured on this 2-core machine under load: the torch corpus of cross_attention took
+7.4 CPU s with torch's default two threads and 0.8 CPU s with one. The variables reach every subprocess the
+tests start (grade.py, `attnlab`, pytest itself); torch is imported by the attnlab plugin before this file is
+read, so its pool is set directly."""
+
+import os
+import sys
+
+for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+if "torch" in sys.modules:
+    sys.modules["torch"].set_num_threads(1)
+
+
+def pytest_collection_modifyitems(config, items):
+    """A spec case with a memory budget runs the exercise on a long sequence (flash_attention's 12288 tokens:
+    151M scores, in tiles), tens of seconds each: `slow`, run by the full suite."""
+    import pytest
+
+    for item in items:
+        spec = getattr(item, "spec", None)
+        if getattr(item, "kind", None) == "case" and getattr(spec, "max_tensor_mb", None) is not None:
+            item.add_marker(pytest.mark.slow)
