@@ -4,10 +4,11 @@ left out of the fast tier, and the repository's course parsed once per run.
 At the repository's root so that it applies to spec/*.yaml's items too, whatever paths pytest is given.
 
 One thread, as every grading runner uses (attnlab.grade.runner): the checks' tensors are small, and a second
-OpenMP thread mostly spins. Measured on this 2-core machine under load: the torch corpus of cross_attention took
-7.4 CPU s with torch's default two threads and 0.8 CPU s with one. The variables reach every subprocess the
-tests start (grade.py, `attnlab`, pytest itself); torch is imported by the attnlab plugin before this file is
-read, so its pool is set directly."""
+OpenMP thread mostly spins, the more so when the machine is busy. Measured on this 2-core machine: the torch
+corpus of cross_attention took 0.8 CPU s with one thread, 1.0 with torch's default two at load 2.5 and 7.4 at
+load 25; flash_attention's took 23 CPU s (24 s wall) with one thread and 54 CPU s (37 s wall) with two.
+The variables reach every subprocess the tests start (grade.py, `attnlab`, pytest itself); torch is imported by
+the attnlab plugin before this file is read, so its pool is set directly."""
 
 import functools
 import os
