@@ -231,6 +231,7 @@ LOOPS = ("    while True:  # never returns, and swallows what it can\n        tr
          "in_features + 0\n        except Exception:\n            pass\n")
 
 
+@pytest.mark.slow  # a second of an endless loop, by design
 def test_check_stops_an_endless_loop_at_the_grading_time_limit(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(config, "EXERCISE_CPU_S", 1.0)
     started = time.monotonic()

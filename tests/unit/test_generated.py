@@ -31,6 +31,7 @@ def test_law_draws_are_up_to_date():
     assert not drift, f"run `python -m attnlab.instructor.generate laws`: {drift}"
 
 
+@pytest.mark.slow  # hypothesis draws the law's examples twice: over a second
 def test_law_draws_are_replayed_and_stale_ones_are_not(monkeypatch):
     from attnlab.core import laws
 
