@@ -2,6 +2,7 @@
 environment, every /proc/*/environ and cmdline, and the files under the harness's checkout, /tmp, /root,
 /home, /work, /opt, /srv and /var. With the secret it could draw the hidden inputs itself; finding it, it
 answers softmax correctly (scoring more than an honest stub), so a leak fails the adversarial test."""
+import collections
 import os
 import re
 
@@ -21,21 +22,29 @@ def candidates():
                         yield from f.read().split(b"\0")
                 except OSError:
                     pass
-    seen = 0
-    for root in ROOTS[1:]:
-        for folder, dirs, files in os.walk(root, onerror=lambda e: None):
-            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "site-packages", ".venv")]
-            for name in files:
+    # breadth first over all roots: a secret sits near the top of a tree (a course's .attnlab/, a tmp dir), and
+    # a deep one (a venv, pytest's tmp trees) must not use up the file budget before the walk gets there
+    folders, seen = collections.deque(ROOTS[1:]), 0
+    while folders:
+        folder = folders.popleft()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in ("proc", "sys", "dev", "site-packages", ".venv"):
+                        folders.append(entry.path)
+                    continue
                 seen += 1
                 if seen > MAX_FILES:
                     return
-                try:
-                    path = os.path.join(folder, name)
-                    if os.path.getsize(path) <= 200:
-                        with open(path, "rb") as f:
-                            yield f.read()
-                except OSError:
-                    pass
+                if entry.is_file() and entry.stat().st_size <= 200:
+                    with open(entry.path, "rb") as f:
+                        yield f.read()
+            except OSError:
+                pass
 
 
 def search():
