@@ -5,10 +5,10 @@
 Per size, generates a synthetic class (attnlab.instructor.synthetic, at most 500 submissions, replicated
 beyond) with renamed copies, then pads every run_* with a statement unique to its submission, so that
 no two submissions' code is identical (the worst case: identical code is grouped and costs nothing).
-Prints the time to read the submissions (grade.py's intake: every upload checked and unpacked) and to
-fingerprint and compare them, wall and CPU (fingerprinting is spread over the cores), the pairs flagged
-and how many copies were flagged with their original, and the machine's load average (wall times
-stretch with it; CPU times much less). The synthetic class draws every exercise
+Prints the time to read the submissions (grade.py's intake: every upload checked, archives unpacked,
+plain directories read in place) and to fingerprint and compare them, wall and CPU (fingerprinting is
+spread over the cores), the pairs flagged and how many copies were flagged with their original, and the
+machine's load average (wall times stretch with it; CPU times much less). The synthetic class draws every exercise
 from a few corpus solutions, so far more pairs are alike than in a real class.
 """
 

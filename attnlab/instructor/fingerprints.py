@@ -250,6 +250,13 @@ def _source(stmt: ast.AST, lines: list[str]) -> tuple:
     return (type(stmt).__name__, "\n".join(lines[first - 1:last]), stmt.lineno - first, stmt.col_offset, *end)
 
 
+def _words(text: str, cache: dict) -> frozenset[str]:
+    key = ("words", text)
+    if key not in cache:
+        cache[key] = frozenset(WORD.findall(text))
+    return cache[key]
+
+
 def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str], lines: list[str] | None = None,
               cache: dict | None = None) -> tuple[frozenset[str], list]:
     """The names a top-level statement reads and does not bind, and (first line, last line, weight, h0,
@@ -260,7 +267,7 @@ def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str
     _flatten(node, -1, flat)
     cache = cache if cache is not None and lines is not None else {}
     sources = [_source(stmt, lines) if lines is not None else (i,) for i, (stmt, _) in enumerate(flat)]
-    words = [frozenset(WORD.findall(source[1])) if lines is not None else frozenset() for source in sources]
+    words = [_words(source[1], cache) if lines is not None else frozenset() for source in sources]
     surveys, nodes = [], {}
     for i, (stmt, _) in enumerate(flat):
         key = ("survey", sources[i], attributes & words[i])

@@ -86,8 +86,9 @@ def score_exercise(units: dict[str, Unit], template: frozenset[int], known: dict
     pairs = [(a, b, float(same[gi]), int(size[gi])) for gi, g in enumerate(groups) if same[gi] >= threshold
              for k, a in enumerate(g) for b in g[k + 1:]]
     flagged = np.flatnonzero(scores >= threshold)  # only these reach Python: a class has millions of others
-    for gi, gj, score, n in zip(shared.row[flagged], shared.col[flagged], scores[flagged], shared.data[flagged]):
-        pairs += [(*sorted((a, b)), float(score), int(n)) for a in groups[gi] for b in groups[gj]]
+    for gi, gj, score, n in zip(shared.row[flagged].tolist(), shared.col[flagged].tolist(), scores[flagged].tolist(),
+                                shared.data[flagged].tolist()):
+        pairs += [(a, b, score, int(n)) if a < b else (b, a, score, int(n)) for a in groups[gi] for b in groups[gj]]
     total = len(units) * (len(units) - 1) // 2
     histogram = _histogram(np.concatenate([scores, same]),
                            np.concatenate([members[shared.row] * members[shared.col], members * (members - 1) // 2]),

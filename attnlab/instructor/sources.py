@@ -1,8 +1,11 @@
 """The Python sources of a directory of submissions, read as grade.py takes them in (its intake: package
 directories, .zip files, an LMS export; attnlab.grade.batch.intake) with the same checks on the upload,
-never imported.
+never imported. A submission that is a plain directory is read where it is, after the checks grade.py makes
+while copying it (unpack.taken_files: symlinks, escaping names, too many files or bytes refuse it); only
+an archive, a notebook or part of an LMS export is unpacked into a private directory first.
 """
 
+import os
 import tempfile
 import zipfile
 from pathlib import Path
@@ -10,7 +13,8 @@ from pathlib import Path
 from attnlab.core.i18n import Message
 from attnlab.core.spec import Course
 from attnlab.grade.batch.intake import discover
-from attnlab.grade.batch.submissions import BadSubmission, IntakeError, package_markers, prepare
+from attnlab.grade.batch.submissions import BadSubmission, IntakeError, Submission, locate, package_markers, prepare
+from attnlab.grade.batch.unpack import taken_files
 
 MAX_SOURCE_BYTES = 1 << 20  # a larger .py file is not a hand-written solution: left out
 
@@ -18,6 +22,28 @@ MAX_SOURCE_BYTES = 1 << 20  # a larger .py file is not a hand-written solution: 
 def _python_files(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
             for p in sorted(root.rglob("*.py")) if p.is_file() and p.stat().st_size <= MAX_SOURCE_BYTES}
+
+
+def _read(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # checked as a regular file: a link since then is refused
+    with open(fd, encoding="utf-8", errors="replace") as file:  # universal newlines, as Path.read_text
+        return file.read()
+
+
+def _in_place(submission: Submission, markers: frozenset[str]) -> dict[str, str] | None:
+    """What _python_files would read from prepare's copy of a plain directory, read without copying it;
+    None when the package is in an archive or notebook inside it (prepare unpacks those)."""
+    source = submission.source
+    if submission.members or source.is_symlink() or not source.is_dir():
+        return None
+    taken = taken_files(source)
+    found = locate(source, markers, [where.as_posix() for where, _, _ in taken])
+    if not isinstance(found, Path):
+        return None
+    inside = found.relative_to(source).parts
+    python = sorted((where.parts[len(inside):], path) for where, path, size in taken
+                    if where.parts[:len(inside)] == inside and where.name.endswith(".py") and size <= MAX_SOURCE_BYTES)
+    return {"/".join(parts): _read(path) for parts, path in python}
 
 
 def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, str]], dict[str, Message]]:
@@ -36,11 +62,14 @@ def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, s
     except IntakeError as problem:
         return found, {Path(directory).name: problem.message}
     for submission in submissions:
-        with tempfile.TemporaryDirectory(prefix="attnlab-similarity-") as work:
-            try:
-                found[submission.name] = _python_files(prepare(submission, Path(work), markers))
-            except BadSubmission as problem:
-                skipped[submission.name] = problem.message
+        try:
+            files = _in_place(submission, markers)
+            if files is None:
+                with tempfile.TemporaryDirectory(prefix="attnlab-similarity-") as work:
+                    files = _python_files(prepare(submission, Path(work), markers))
+            found[submission.name] = files
+        except BadSubmission as problem:
+            skipped[submission.name] = problem.message
     return found, skipped
 
 

@@ -8,6 +8,7 @@ left out (an untouched stub is no code), and so, later, are fingerprints of anyt
 A known source (a public repository, last year's solutions) is one unit per file: all of its code.
 """
 
+import functools
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -23,13 +24,17 @@ class Unit:
     path: str  # the file of its run_* (for a known source: the file)
     statements: tuple[Statement, ...]
 
-    def features(self) -> dict[int, int]:
-        """Fingerprint -> weight (a fingerprint several statements share counts once, at its largest)."""
+    @functools.cached_property  # read several times per unit when a class is scored: made once (not a field)
+    def _features(self) -> dict[int, int]:
         found: dict[int, int] = {}
         for s in self.statements:
             for h in (s.h0, s.h1):
                 found[h] = max(found.get(h, 0), s.weight)
         return found
+
+    def features(self) -> dict[int, int]:
+        """Fingerprint -> weight (a fingerprint several statements share counts once, at its largest)."""
+        return self._features
 
 
 @dataclass

@@ -98,13 +98,14 @@ def _shown(paths: list[str]) -> str:
     return ", ".join(paths[:MAX_SHOWN]) + more
 
 
-def survey(root: Path, markers: frozenset[str]) -> tuple[list[str], list[str], list[str]]:
+def survey(root: Path, markers: frozenset[str], listed: list[str] | None = None) -> tuple[list[str], list[str],
+                                                                                         list[str]]:
     """Under `root`: (packages: dirs holding __init__.py and an exercise module, subpackages of one left
     out; zips and notebooks; dirs holding exercise modules without __init__.py), as POSIX paths relative to root ("."
-    for root itself)."""
+    for root itself). `listed`: root's files as walk_files gives them, when the caller has walked it already."""
     files: dict[str, set[str]] = {}
     zips = []
-    for rel, _ in walk_files(root):
+    for rel in listed if listed is not None else (rel for rel, _ in walk_files(root)):
         folder, _, name = rel.rpartition("/")
         files.setdefault(folder or ".", set()).add(name)
         if notebooks.is_upload_file(name):  # a zip, or a notebook (graded as its code cells)
@@ -119,10 +120,11 @@ def _inside(folder: str, outer: str) -> bool:
     return folder != outer and (outer == "." or folder.startswith(outer + "/"))
 
 
-def locate(root: Path, markers: frozenset[str]) -> Path | str:
+def locate(root: Path, markers: frozenset[str], listed: list[str] | None = None) -> Path | str:
     """The package directory under `root`, or the relative path of the one zip (or notebook) to read instead;
-    raises BadSubmission naming what was found when there is no package, or more than one."""
-    packages, zips, near = survey(root, markers)
+    raises BadSubmission naming what was found when there is no package, or more than one. `listed`: as
+    for survey."""
+    packages, zips, near = survey(root, markers, listed)
     if len(packages) == 1:
         return root if packages[0] == "." else root / packages[0]
     if packages:
@@ -136,7 +138,7 @@ def locate(root: Path, markers: frozenset[str]) -> Path | str:
         return root
     if near:
         raise BadSubmission("intake.no_init", folder=near[0]) if near[0] != "." else BadSubmission("intake.no_init_top")
-    seen = sorted(rel for rel, _ in walk_files(root))
+    seen = sorted(listed if listed is not None else (rel for rel, _ in walk_files(root)))
     if not seen:
         raise BadSubmission("upload.empty")
     raise BadSubmission("intake.no_package", modules=", ".join(sorted(markers)), found=_shown(seen))

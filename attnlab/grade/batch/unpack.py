@@ -209,25 +209,36 @@ def _sources(source: Path, members: Members) -> Iterator[tuple[str, Path]]:
             yield src, path
 
 
-def copy_tree(source: Path, target: Path, members: Members = ()) -> int:
-    """Copy the regular files `members` takes (all, when empty) from the directory `source` into `target`;
-    refuses symlinks; the number of files copied."""
-    count = size = 0
+def taken_files(source: Path, members: Members = ()) -> list[tuple[PurePosixPath, Path, int]]:
+    """(where it goes in the upload, the file, its size) of each regular file `members` takes (all, when
+    empty) from the directory `source`, checked as copy_tree copies them: raises BadSubmission for a symlink,
+    a name that escapes, too many files or too many bytes. Reading these files in place is as safe as
+    copying them (attnlab.instructor.sources, which never runs them, does)."""
+    taken, size = [], 0
     for rel, path in _sources(source, members):
         where = placed(rel, members)
         if where is None or skipped(where):
             continue
-        mode = path.lstat().st_mode
-        if stat.S_ISLNK(mode):
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
             raise BadSubmission("upload.symlink", path=rel)
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             continue  # a FIFO or a device is nobody's homework
-        count, size = count + 1, size + path.lstat().st_size
-        if count > MAX_SUBMISSION_FILES:
+        size += info.st_size
+        if len(taken) + 1 > MAX_SUBMISSION_FILES:
             raise BadSubmission("upload.too_many_files", path=str(source), limit=MAX_SUBMISSION_FILES)
         if size > MAX_SUBMISSION_BYTES:
             raise BadSubmission("upload.too_large", path=str(source), mb=MAX_SUBMISSION_BYTES >> 20)
-        dest = target.joinpath(*_check_name(where, rel).parts)
+        taken.append((_check_name(where, rel), path, info.st_size))
+    return taken
+
+
+def copy_tree(source: Path, target: Path, members: Members = ()) -> int:
+    """Copy the regular files `members` takes (all, when empty) from the directory `source` into `target`;
+    refuses symlinks (taken_files); the number of files copied."""
+    taken = taken_files(source, members)
+    for where, path, _ in taken:
+        dest = target.joinpath(*where.parts)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, dest, follow_symlinks=False)
-    return count
+    return len(taken)
