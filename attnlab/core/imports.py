@@ -16,6 +16,8 @@ import sys
 import threading
 from types import FrameType
 
+from attnlab.core.outcomes import exception_chain
+
 ALWAYS = ("jaxtyping",)  # the stubs' own annotations; the framework's own packages come with its adapter
 _IMPORT_MACHINERY = ("<frozen importlib", os.path.dirname(importlib.__file__))
 
@@ -93,10 +95,4 @@ def may_import(top: str) -> bool:
 
 def not_in_course(exc: BaseException | None) -> NotInCourse | None:
     """The NotInCourse behind `exc` (raised directly or as its cause), if any."""
-    seen = set()  # a chain can loop (Triton's interpreter raises from an outcome that a guard raises again)
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, NotInCourse):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
+    return next((e for e in exception_chain(exc) if isinstance(e, NotInCourse)), None)

@@ -6,6 +6,7 @@ Each carries a catalogue message (attnlab.core.i18n), rendered in the reader's l
 instead of the exercise's general hint.
 """
 
+from collections.abc import Iterator
 from typing import Any, Self
 
 from attnlab.core.i18n import Message
@@ -124,3 +125,14 @@ def is_import_failure(exc: BaseException) -> bool:
     if message.key == "raw" and isinstance(message.values.get("text"), Message):
         message = message.values["text"]  # a runner's message, as the grader passes it on
     return message.key in IMPORT_FAILURES
+
+
+def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
+    """`exc`, then what it was raised from (its cause, else its context), and so on, each exception once: a
+    chain can loop (Triton's interpreter raises InterpreterError from the outcome a kernel rule recorded, and
+    the rule raises that outcome again as the launch ends)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__

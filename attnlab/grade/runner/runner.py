@@ -30,7 +30,7 @@ from attnlab.core.frameworks.base import Adapter
 from attnlab.core.i18n import Message, to_wire
 from attnlab.core.impl import call_checked, find_function, load_package
 from attnlab.core.inputs import changed
-from attnlab.core.outcomes import Outcome, SubmissionError
+from attnlab.core.outcomes import Outcome, SubmissionError, exception_chain
 from attnlab.core.outputs import parts
 from attnlab.core.status import Status
 from attnlab.grade.protocol.args import decode_args, output_tensors, read_output
@@ -116,15 +116,7 @@ def _address_space_bytes() -> int:
 
 
 def _is_memory_failure(exc: BaseException | None) -> bool:
-    # each exception once: a chain can loop (Triton's interpreter raises InterpreterError from the outcome a
-    # kernel rule recorded, and the rule raises that outcome again as the launch ends), which spun here
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
+    return any(isinstance(e, MemoryError) or "can't allocate memory" in str(e) for e in exception_chain(exc))
 
 
 def handle(package, adapter: Adapter, header: dict, payload: bytes) -> Iterator[tuple[dict, bytes]]:
