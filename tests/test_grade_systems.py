@@ -4,6 +4,7 @@ whose launchers compute with torch instead of kernels gets no points for those e
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,9 +29,13 @@ def graded(tmp_path_factory):
         shutil.copy(paths.ROOT / "tests" / "mutations" / exercise_id / "bug_torch_launcher.py",
                     launcher / f"{exercise_id}.py")
     out = root / "out"
+    # the judge's environment asks for compiled kernels, as a GPU machine's does: the judge still runs the
+    # reference's kernels in the interpreter (on an H100 they compiled, refused its float64 CPU inputs, and the
+    # reference lost both Triton exercises); the runner's environment is its own, so this reaches no runner
+    judge_env = {**os.environ, "TRITON_INTERPRET": "0"}
     done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(paths.ROOT / "reference"), str(launcher),
                            "--assignment", "systems", "--out", str(out), "--seed", "5", "--jobs", "2"],
-                          capture_output=True, text=True, timeout=900, cwd=paths.ROOT)
+                          capture_output=True, text=True, timeout=900, cwd=paths.ROOT, env=judge_env)
     assert done.returncode == 0, done.stderr
     return {name: json.loads((out / f"{name}.json").read_text()) for name in ("reference", "torch_launcher")}
 

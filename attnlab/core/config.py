@@ -34,7 +34,10 @@ class Limits:
     The student's in-process checks use timeout_s and backstop(); grade.py's runners all of it."""
 
     timeout_s: float = EXERCISE_CPU_S  # per-exercise budget of CPU time (all its checks together)
-    memory_mb: int = 4096  # RLIMIT_AS of a runner; `import torch` alone needs ~700 MB of address space
+    # RLIMIT_AS of a runner; `import torch` alone needs ~700 MB of address space. None: no cap, as on a GPU,
+    # where the CUDA context reserves tens of GB of address space it never uses (with 4096 MB, CUDA's
+    # initialisation fails with "out of memory"); the case budgets (max_tensor_mb) still hold there
+    memory_mb: int | None = 4096
     max_processes: int = 64  # RLIMIT_NPROC (threads count too)
     max_output_bytes: int = 4096  # captured stdout+stderr kept (the tail) for feedback
     max_file_mb: int = 64  # RLIMIT_FSIZE: largest file the runner may write
@@ -54,6 +57,8 @@ class Limits:
     def __post_init__(self):
         for name in ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb",
                      "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
+            if name == "memory_mb" and self.memory_mb is None:
+                continue
             if not getattr(self, name) > 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         if self.wall_factor < 1 or self.wall_extra_s < 0:  # code computing flat out must reach its CPU limit first
@@ -66,12 +71,15 @@ class Limits:
         return cpu_s * self.wall_factor + self.wall_extra_s
 
     @classmethod
-    def for_adapter(cls, adapter: "Adapter", **given: Any) -> "Limits":
-        """The limits of a framework's code: its CPU budget per exercise (EXERCISE_CPU_S times its cpu_factor:
-        JAX compiles every operation per shape) and its runners' address space, unless `given` says otherwise."""
-        defaults = {"timeout_s": exercise_cpu_s(adapter)}
+    def for_adapter(cls, adapter: "Adapter", device: str = "cpu", **given: Any) -> "Limits":
+        """The limits of a framework's code on `device`: its CPU budget per exercise (EXERCISE_CPU_S times its
+        cpu_factor: JAX compiles every operation per shape) and its runners' address space (none off the CPU),
+        unless `given` says otherwise."""
+        defaults: dict[str, Any] = {"timeout_s": exercise_cpu_s(adapter)}
         if adapter.memory_mb is not None:
             defaults["memory_mb"] = adapter.memory_mb
+        if device != "cpu":
+            defaults["memory_mb"] = None
         return cls(**{**defaults, **{k: v for k, v in given.items() if v is not None}})
 
 
@@ -163,7 +171,7 @@ def resolve(*, assignment: str | None = None, framework: str | None = None, devi
     course = load_course(paths.SPEC_DIR, assignment, framework)
     device = device or "cpu"
     adapter = frameworks.check_usable(frameworks.adapter(course.framework), device)
-    return Run(course=course, adapter=adapter, limits=Limits.for_adapter(adapter, **limits), device=device,
+    return Run(course=course, adapter=adapter, limits=Limits.for_adapter(adapter, device, **limits), device=device,
                lang=lang or default_lang(), seed=seed)
 
 

@@ -140,6 +140,19 @@ def test_limits_come_from_the_adapter_unless_given():
     assert given.memory_mb == 1024 and given.timeout_s == config.EXERCISE_CPU_S * jax.cpu_factor
 
 
+def test_no_address_space_cap_off_the_cpu():
+    """A CUDA context reserves tens of GB of address space: under the CPU's 4096 MB cap its initialisation
+    failed with "out of memory" in every runner (seen on an H100 with scripts/device-check)."""
+    from attnlab.grade.sandbox import launch
+
+    torch_adapter = frameworks.adapter("torch")
+    on_cpu, on_gpu = (config.Limits.for_adapter(torch_adapter, device) for device in ("cpu", "cuda"))
+    assert on_cpu.memory_mb == 4096 and launch.rlimits(on_cpu)["AS"] == 4096 << 20
+    assert on_gpu.memory_mb is None and "AS" not in launch.rlimits(on_gpu)
+    assert launch.rlimits(on_gpu)["NPROC"] == on_cpu.max_processes
+    assert config.Limits.for_adapter(torch_adapter, "cuda", memory_mb=2048).memory_mb == 2048  # --memory still wins
+
+
 def test_a_run_is_resolved_once_with_everything_below_needs():
     run = config.resolve(assignment="modern", framework="numpy", lang="zh")
     assert run.adapter is frameworks.adapter("numpy") and run.framework == "numpy"

@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="wall-clock seconds for the whole run: no exercise starts after it (those left "
                              "score 0 and say so)")
     parser.add_argument("--memory", type=int, default=None,
-                        help="address-space cap per runner, MB (default: the framework's, 4096 for torch)")
+                        help="address-space cap per runner, MB (default: the framework's, 4096 for torch; none with "
+                             "--device cuda, whose context reserves far more address space than it uses)")
     parser.add_argument("--seed", type=int, default=None, help="secret seed for fresh inputs (reproduce a run)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already in --out")
     parser.add_argument("--gradescope", action="store_true", help="also write Gradescope results.json")
@@ -166,6 +167,14 @@ def setup(opts: argparse.Namespace) -> tuple:
     return run, submissions, mine, level
 
 
+def interpret_reference_kernels() -> None:
+    """The judge computes each expected value with the reference in float64 on the CPU, where a Triton kernel
+    runs only in the interpreter: here the reference's kernels are interpreted whatever the device (on a GPU
+    they compiled, and refused the CPU tensors). Runners never inherit it (each gets a clean environment), so
+    the student's kernels compile for the run's device. Set before anything imports triton."""
+    os.environ["TRITON_INTERPRET"] = "1"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["merge"]:
@@ -173,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return merge.main(argv[1:])
     opts = parse_args(argv)
+    interpret_reference_kernels()
     started = time.monotonic()
     if opts.seed is not None:
         host.hide_from_command_line(str(opts.seed))  # /proc/PID/cmdline is world-readable

@@ -108,7 +108,9 @@ class RemoteImpl:
 
     def vjp(self, *, exercise, module, function, kwargs, forbidden_calls, wrt, cotangent):
         cotangents, count = output_tensors(cotangent, "cotangent")
-        extra = {"wrt": list(wrt), "cotangent_key": "cotangent", "cotangent_count": count}
+        # tensors travel on the CPU: the runner puts the cotangent back where the judge made it (the outputs' device)
+        extra = {"wrt": list(wrt), "cotangent_key": "cotangent", "cotangent_count": count,
+                 "cotangent_devices": [str(t.device) for t in parts(cotangent)]}
         [got] = self._exchange(exercise, module, function, forbidden_calls, [("vjp", kwargs, extra, cotangents)])
         if isinstance(got, Exception):
             raise got

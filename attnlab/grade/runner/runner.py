@@ -71,6 +71,7 @@ def run_call(package, adapter: Adapter, common: dict, call: dict,
         cotangent = read_output(tensors, call.get("cotangent_count"), call["cotangent_key"])
         if cotangent is None:
             raise ValueError("vjp request without its cotangent")
+        cotangent = on_devices(cotangent, call.get("cotangent_devices"))
         output, grads = adapter.vjp(fn, wrt=tuple(call["wrt"]), cotangent=cotangent, **how)
         result, count = output_tensors(output)
         result.update({f"grad:{name}": g for name, g in grads.items() if g is not None})
@@ -86,11 +87,21 @@ def run_call(package, adapter: Adapter, common: dict, call: dict,
     return reply, result
 
 
+def on_devices(output: torch.Tensor | tuple, devices: Any) -> torch.Tensor | tuple:
+    """`output` (received on the CPU) moved part by part to the devices the judge names, as its calls' arguments
+    are (attnlab.grade.protocol.args): a cotangent on the CPU would meet a CUDA output inside autograd."""
+    found = parts(output)
+    if not isinstance(devices, list) or len(devices) != len(found):
+        return output
+    moved = tuple(t.to(str(device)) for t, device in zip(found, devices))
+    return moved if isinstance(output, tuple) else moved[0]
+
+
 @contextmanager
 def address_space_for(budget_mb: float | None) -> Iterator[None]:
     """Around a call with a tensor budget, lower the soft address-space limit to what the process uses now
     plus a margin over the budget, so a tensor far over it fails to allocate instead of filling memory."""
-    if budget_mb is None:
+    if budget_mb is None or torch.cuda.is_initialized():  # CUDA's context reserves address space it never uses
         yield
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)

@@ -54,8 +54,9 @@ def validated(limits: Limits) -> Limits:
 
 
 def rlimits(limits: Limits) -> dict[str, int]:
-    return {"AS": limits.memory_mb << 20, "NPROC": limits.max_processes, "FSIZE": limits.max_file_mb << 20,
-            "CORE": 0, "NOFILE": limits.max_open_files}
+    caps = {"NPROC": limits.max_processes, "FSIZE": limits.max_file_mb << 20, "CORE": 0,
+            "NOFILE": limits.max_open_files}
+    return caps if limits.memory_mb is None else {"AS": limits.memory_mb << 20, **caps}
 
 
 def runner_env(home: str, adapter: "Adapter | None" = None, compile_cache: str | None = None) -> dict[str, str]:
