@@ -146,14 +146,16 @@ submission_1004:
 
 def gradescope_export(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
     """Gradescope's export zip: uploads stored unpacked per submission, one zip kept as uploaded, a group,
-    and a submission the metadata names but the export lacks."""
+    a submission the metadata names but the export lacks, and a folder holding only .DS_Store that the
+    metadata does not name."""
     top = "assignment_4242_export"
     files = {f"{top}/submission_metadata.yml": GRADESCOPE_METADATA.encode(),
              f"__MACOSX/{top}/._submission_metadata.yml": b"\0",
              **under(f"{top}/submission_1001/attention", package_files(REFERENCE)),
              f"{top}/submission_1001/MANIFEST.json": b"{}",
              f"{top}/submission_1002/li.na-submission.zip": submitted(BUGGY, "li.na", tmp_path),
-             **under(f"{top}/submission_1003", package_files(PARTIAL))}
+             **under(f"{top}/submission_1003", package_files(PARTIAL)),
+             f"{top}/submission_1005/.DS_Store": b"\0\0\0\1Bud1"}  # in no metadata: opened in Finder, nothing more
     archive = write_zip(tmp_path / "export.zip", files)
 
     def person(name, sid, email):
@@ -170,6 +172,8 @@ def gradescope_export(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
         "ming.liu": Expected(error="has no files at assignment_4242_export/submission_1004/",
                              origin={"submission_id": "1004"}, people=[person("Ming Liu", "2023005",
                                                                               "ming.liu@example.edu")]),
+        "submission_1005": Expected(error="has no files at assignment_4242_export/submission_1005/",
+                                    origin={"submission_id": "1005"}),
     }
 
 

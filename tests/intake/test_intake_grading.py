@@ -183,7 +183,7 @@ def test_canvas_gradebook_csv_from_each_layout(graded, tmp_path):
         roster = ["--roster", tmp_path / "roster.csv"] if layout == "folders" else []
         proc = lms_run("canvas", graded[layout][2], "--assignment", "Attention lab", "--assignment-id", "4242",
                        "--out", out, *roster)
-        assert proc.returncode == (1 if layout == "canvas" else 0) and "wrote" in proc.stderr, proc.stderr
+        assert proc.returncode == (0 if layout == "folders" else 1) and "wrote" in proc.stderr, proc.stderr
         students = check_canvas_format(read_csv(out), title="Attention lab", assignment_id="4242", points="100")
         by_name = {row[0]: row for row in students}
         if layout == "canvas":  # Canvas's own user ids, so the importer matches on ID
@@ -195,6 +195,7 @@ def test_canvas_gradebook_csv_from_each_layout(graded, tmp_path):
             assert by_name["Wei Zhang"] == ["Wei Zhang", "", "2023001", "wei.zhang@example.edu", "", "100"]
             assert by_name["Fang Wang"][5] == by_name["Jun Chen"][5] == "33" and by_name["Ming Liu"][5] == ""
             assert len(students) == 5
+            assert "submission_1005" in proc.stderr  # a folder no metadata names is nobody in Canvas: said, exit 1
         if layout == "folders":  # the roster (Canvas's gradebook export) gives each folder its Canvas user id
             assert {row[1] for row in students} == {str(i) for i in range(301, 308)}
             assert by_name["Fox, Frank"][5] == "100" and by_name["Zhou, Zoe"][5] == ""
@@ -205,13 +206,13 @@ def test_canvas_gradebook_csv_from_each_layout(graded, tmp_path):
 def test_moodle_grade_files(graded, tmp_path):
     out = tmp_path / "moodle.csv"
     proc = lms_run("moodle", graded["gradescope"][2], "--item", "Attention lab", "--out", out)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1 and "submission_1005" in proc.stderr, proc.stderr  # nobody's folder: said
     header, *rows = read_csv(out)
     assert header == ["Email address", "Attention lab"]  # Moodle: map "Email address" to the user's email
     assert dict(rows) == {"wei.zhang@example.edu": "100", "li.na@example.edu": dict(rows)["li.na@example.edu"],
                           "fang.wang@example.edu": "33", "jun.chen@example.edu": "33", "ming.liu@example.edu": ""}
     proc = lms_run("moodle", graded["gradescope"][2], "--item", "Lab", "--id", "idnumber", "--out", out)
-    assert proc.returncode == 0 and read_csv(out)[0] == ["ID number", "Lab"] and len(read_csv(out)) == 6
+    assert proc.returncode == 1 and read_csv(out)[0] == ["ID number", "Lab"] and len(read_csv(out)) == 6
     proc = lms_run("moodle", graded["moodle"][2], "--out", out)  # a Moodle download: its grading worksheet
     assert proc.returncode == 0, proc.stderr
     header, *rows = read_csv(out)

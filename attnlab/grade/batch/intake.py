@@ -73,6 +73,18 @@ def top_entries(path: Path) -> dict[str, bool]:
     return dict(sorted(tops.items()))
 
 
+def folders_in(path: Path, prefix: str) -> set[str]:
+    """The folder names directly under `prefix` ("" or "<dir>/") of a directory or zip, also those holding only
+    hidden or tool files, which `listing` leaves out (a student who opened the folder in Finder, nothing more)."""
+    if path.is_dir():
+        base = path / prefix
+        return {e.name for e in base.iterdir() if e.is_dir() and not skipped(e.name)} if base.is_dir() else set()
+    with open_zip(path) as zf:
+        names = zf.namelist()[:MAX_LISTING]
+    rests = (name[len(prefix):] for name in names if name.startswith(prefix))
+    return {rest.split("/")[0] for rest in rests if "/" in rest and not skipped(rest.split("/")[0])}
+
+
 def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     """The children of a directory that each hold a submission when it is a class (a folder per student);
     [] when it is one submission. A child is a package itself, a zip, or a folder holding either; a package
@@ -167,7 +179,7 @@ def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Ca
     if chosen is Layout.GRADESCOPE:
         if lms_layouts.gradescope_root(files) is None:
             raise IntakeError("intake.not_gradescope", path=str(arg))
-        return lms_layouts.gradescope(arg, source, files)
+        return lms_layouts.gradescope(arg, source, files, folders_in(source, lms_layouts.gradescope_root(files)))
     if chosen is Layout.CANVAS:
         return lms_layouts.canvas(arg, source, files, markers)
     if chosen is Layout.MOODLE:

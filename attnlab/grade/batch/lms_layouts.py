@@ -115,12 +115,14 @@ def _who(submitters: tuple[Submitter, ...]) -> str:
     return "-".join(filter(None, (slug(k) for k in keys)))
 
 
-def gradescope(arg: Path, source: Path, files: list[str]) -> list[Candidate]:
+def gradescope(arg: Path, source: Path, files: list[str], empty_folders: set[str] = frozenset()) -> list[Candidate]:
     """One candidate per submission folder or metadata entry (a folder the metadata names but the export
-    lacks gets its message when graded)."""
+    lacks gets its message when graded). `empty_folders`: folders under the export's root that hold no file
+    `files` keeps (only .DS_Store, say): each is a candidate too, whose result says it has no files."""
     root = gradescope_root(files) or ""
     metadata = read_metadata(arg, source, root + METADATA)
     folders = {f[len(root):].split("/")[0] for f in files if f.startswith(root) and "/" in f[len(root):]}
+    folders |= set(empty_folders)
     found = []
     for folder in sorted(folders | set(metadata)):
         submitters = tuple(_submitter(s) for s in metadata.get(folder, {}).get("submitters") or [])
