@@ -48,8 +48,8 @@ def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *, expec
              live: Callable[[Misconception], Output | None] | None = None) -> Misconception | None:
     """Float32 precision in a float64 output where `got` is `expected` but for float32 rounding
     (attnlab.core.precision), else the first misconception whose output equals `got` (within tolerance) on
-    these inputs: computed live when the reference package is here (by `live` where given, else on `args`),
-    else read from the fixture (`stored`)."""
+    these inputs and, where `expected` is given, differs from it there: computed live when the reference
+    package is here (by `live` where given, else on `args`), else read from the fixture (`stored`)."""
     if precision.lost_to_float32(exercise, got, expected):
         return precision.diagnosis()
     for misconception in exercise.misconceptions:
@@ -59,6 +59,8 @@ def diagnose(exercise: ExerciseSpec, args: dict[str, Any], got: Output, *, expec
             candidate = live(misconception)
         else:
             candidate = run_misconception(exercise, misconception, args)
-        if candidate is not None and same_output(exercise, got, candidate):
+        if candidate is None or (expected is not None and same_output(exercise, candidate, expected)):
+            continue  # a mistake that changes nothing on these inputs cannot be why they came out wrong
+        if same_output(exercise, got, candidate):
             return misconception
     return None
