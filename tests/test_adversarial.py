@@ -74,9 +74,23 @@ def leftover_processes(markers: list[str], uids: set[int]) -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module", params=SIMULATED)
-def graded(request, tmp_path_factory):
-    prefix = simulations.prefix(request.param)
+def simulation_prefixes() -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The command prefix of each simulation that can run here, and why each other one cannot."""
+    prefixes, skipped = {}, {}
+    for name in SIMULATED:
+        try:
+            prefixes[name] = simulations.prefix(name)
+        except pytest.skip.Exception as exc:
+            skipped[name] = str(exc)
+    return prefixes, skipped
+
+
+@pytest.fixture(scope="module")
+def every_simulation(tmp_path_factory):
+    """The batch graded under every simulation at once, one grade.py each: they spend most of their time waiting
+    out attacks' time limits, and concurrent runs are what grade.py is built for (leased runner uids, one lock
+    on file modes). The checkout, the modes and the processes are compared once, before all and after all."""
+    prefixes, skipped = simulation_prefixes()
     work = tmp_path_factory.mktemp("adversarial")
     for sentinel in SENTINELS:
         sentinel.unlink(missing_ok=True)
@@ -90,23 +104,46 @@ def graded(request, tmp_path_factory):
     made_default = secret.read(secret.DEFAULT_FILE) is None
     secret.ensure(secret.DEFAULT_FILE), secret.ensure(secret.secret_file())
     before, modes_before = tree_digest(paths.ROOT), modes_that_matter()
-    out = work / "out"
     attacks = sorted(p for p in ATTACKS.iterdir() if p.is_dir() and p.name != "__pycache__")
-    proc = subprocess.run([*prefix, sys.executable, str(paths.ROOT / "grade.py"), str(honest), *map(str, attacks),
-                           "--out", str(out), "--timeout", "4", "--jobs", "2", "--seed", "11"],
-                          cwd=work, capture_output=True, text=True, timeout=900)
+    running = {}
+    for name, prefix in prefixes.items():  # output into files: a pipe nobody reads yet could fill and block
+        (work / name).mkdir()
+        with open(work / name / "stdout", "w") as out, open(work / name / "stderr", "w") as err:
+            running[name] = subprocess.Popen(
+                [*prefix, sys.executable, str(paths.ROOT / "grade.py"), str(honest), *map(str, attacks),
+                 "--out", str(work / name / "out"), "--timeout", "4", "--jobs", "2", "--seed", "11"],
+                cwd=work / name, stdout=out, stderr=err)
+    procs = {}
+    for name, popen in running.items():
+        popen.wait(timeout=900)
+        procs[name] = subprocess.CompletedProcess(popen.args, popen.returncode, (work / name / "stdout").read_text(),
+                                                  (work / name / "stderr").read_text())
     time.sleep(5)  # give any escaped daemon time to show itself
     shutil.rmtree(planted, ignore_errors=True)
     if made_default:
         shutil.rmtree(secret.DEFAULT_FILE.parent)
-    level = re.search(r"isolation: (\S+)", proc.stderr)
-    uids = re.search(r"runner uids ([0-9, ]+)", proc.stderr)
-    uids = {int(u) for u in uids.group(1).split(",")} if uids else set()
+    uids = set()
+    for proc in procs.values():
+        found = re.search(r"runner uids ([0-9, ]+)", proc.stderr)
+        uids |= {int(u) for u in found.group(1).split(",")} if found else set()
     scratch_dirs = [f"/attnlab-{name}-" for name in ["honest_stub", *(a.name for a in attacks)]]
-    return {"proc": proc, "out": out, "before": before, "after": tree_digest(paths.ROOT),
-            "modes": (modes_before, modes_that_matter()), "attacks": [a.name for a in attacks],
-            "level": level.group(1) if level else None, "expected_level": simulations.expected_level(request.param),
-            "leftovers": leftover_processes(scratch_dirs, uids)}
+    shared = {"before": before, "after": tree_digest(paths.ROOT), "modes": (modes_before, modes_that_matter()),
+              "attacks": [a.name for a in attacks], "leftovers": leftover_processes(scratch_dirs, uids)}
+    results = {}
+    for name, proc in procs.items():
+        level = re.search(r"isolation: (\S+)", proc.stderr)
+        results[name] = {**shared, "proc": proc, "out": work / name / "out",
+                         "level": level.group(1) if level else None,
+                         "expected_level": simulations.expected_level(name)}
+    return results, skipped
+
+
+@pytest.fixture(scope="module", params=SIMULATED)
+def graded(request, every_simulation):
+    results, skipped = every_simulation
+    if request.param in skipped:
+        pytest.skip(skipped[request.param])
+    return results[request.param]
 
 
 def test_grading_the_batch_succeeds_at_the_expected_level(graded):
