@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnlab.core import paths
-
 if TYPE_CHECKING:
     from attnlab.core.frameworks.base import Adapter
 
@@ -66,11 +64,11 @@ def root() -> Path | None:
 
 def roots(adapter: "Adapter") -> list[Path]:
     """The directory the framework's caches live in, made (0755) if missing; [] where it keeps none."""
-    base = root()
-    if base is None or adapter.compile_cache_key() is None:
+    base, key = root(), adapter.compile_cache_key()
+    if base is None or key is None:
         return []
-    (base / adapter.compile_cache_key()).mkdir(mode=0o755, parents=True, exist_ok=True)
-    return [base / adapter.compile_cache_key()]
+    (base / key).mkdir(mode=0o755, parents=True, exist_ok=True)
+    return [base / key]
 
 
 def location(adapter: "Adapter", assignment: str, seed: int | None) -> Path | None:
@@ -108,10 +106,10 @@ def harvest(written: Path, into: Path) -> None:
 def seal(filled: Path, final: Path, reference_dir: Path) -> Path:
     """Drop what the reference's own code compiled, make the directory read-only to others, and move it to
     `final` (another grader that finished first wins: ours is discarded). Returns `final`."""
-    own = defined_names(reference_dir) | CALLER_BODIES
+    own = {name.strip("_") for name in defined_names(reference_dir) | CALLER_BODIES}
     for entry in list(filled.iterdir()):
         match = ENTRY.fullmatch(entry.name)
-        if match is None or match["module"].removeprefix("jit_").strip("_") in {n.strip("_") for n in own}:
+        if match is None or match["module"].removeprefix("jit_").strip("_") in own:
             entry.unlink()
     (filled / COMPLETE).write_text("filled from the reference\n")
     filled.chmod(0o755)
@@ -131,6 +129,3 @@ def defined_names(reference_dir: Path) -> set[str]:
         names |= {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return names
 
-
-def reference_dir(adapter: "Adapter") -> Path:
-    return paths.REFERENCE_DIR / adapter.subfolder

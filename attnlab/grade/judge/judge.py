@@ -194,7 +194,7 @@ def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
             return opts
         say(f"compiling {run.framework}'s operations once from the reference into {final} (read-only to runners)")
         filling = compile_cache.staging(final)
-        reference = compile_cache.reference_dir(run.adapter)
+        reference = paths.reference_dir(run.adapter)
         trusted = replace(opts, deadline=None, compile_cache=CompileCache(filling, fill=True))
         try:
             grade_submission(Submission(name="reference", source=reference), trusted)
