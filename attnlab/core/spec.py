@@ -301,6 +301,11 @@ class Course:
     def framework(self) -> str:
         return self.assignment.framework if self.assignment else DEFAULT_FRAMEWORK
 
+    @property
+    def assignment_id(self) -> str:
+        """The graded assignment's id, as results record it ("attention" for a course loaded without one)."""
+        return self.assignment.id if self.assignment else "attention"
+
 
 def in_assignment(assignment: Assignment, exercises: Mapping[str, "ExerciseSpec | QuizSpec"],
                   course_libraries: tuple[str, ...]) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def partial_writer(sub: Submission, judge, out_dir: Path):
         result = SubmissionResult(submission=sub.name, score=round(sum(e.score for e in exercises), 4),
                                   max_score=course.total_points, exercises=exercises, started_at="",
                                   duration_s=0.0, harness_version=__version__,
-                                  assignment=course.assignment.id if course.assignment else "attention",
+                                  assignment=course.assignment_id,
                                   framework=judge.run.framework)
         outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.partial.json", result)
 

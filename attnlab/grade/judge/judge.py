@@ -173,7 +173,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
         max_score=course.total_points, exercises=tuple(exercises), started_at=started_at,
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
-        assignment=course.assignment.id if course.assignment else "attention", framework=opts.run.framework,
+        assignment=course.assignment_id, framework=opts.run.framework,
         origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded,
         notebook=notebook)
 
@@ -185,8 +185,7 @@ def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
     unchanged where the framework keeps none, or (fill=False) none is filled yet. opts.run.limits: one worker's
     (its runner uid)."""
     run = opts.run
-    final = compile_cache.location(run.adapter, run.course.assignment.id if run.course.assignment else "attention",
-                                   run.seed)
+    final = compile_cache.location(run.adapter, run.course.assignment_id, run.seed)
     if final is None or isolation_level(run.limits.isolation) is Isolation.RLIMITS_ONLY:
         return opts  # rlimits-only: runners could write it, so they get none (RemoteImpl) and none is filled
     if not compile_cache.complete(final):
