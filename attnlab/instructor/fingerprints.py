@@ -250,7 +250,8 @@ def _source(stmt: ast.AST, lines: list[str]) -> tuple:
     return (type(stmt).__name__, "\n".join(lines[first - 1:last]), stmt.lineno - first, stmt.col_offset, *end)
 
 
-def _words(text: str, cache: dict) -> frozenset[str]:
+def words_in(text: str, cache: dict) -> frozenset[str]:
+    """The identifiers in `text`, kept in `cache` (many students' statements and segments are the same text)."""
     key = ("words", text)
     if key not in cache:
         cache[key] = frozenset(WORD.findall(text))
@@ -267,7 +268,7 @@ def normalise(node: ast.stmt, imports: dict[str, str], attributes: frozenset[str
     _flatten(node, -1, flat)
     cache = cache if cache is not None and lines is not None else {}
     sources = [_source(stmt, lines) if lines is not None else (i,) for i, (stmt, _) in enumerate(flat)]
-    words = [_words(source[1], cache) if lines is not None else frozenset() for source in sources]
+    words = [words_in(source[1], cache) if lines is not None else frozenset() for source in sources]
     surveys, nodes = [], {}
     for i, (stmt, _) in enumerate(flat):
         key = ("survey", sources[i], attributes & words[i])

@@ -3,7 +3,7 @@ text and names it sees: a class of thousands shares most of its code."""
 
 import ast
 
-from attnlab.instructor.fingerprints import WORD, Segment, Statement, _is_text, imported_names, normalise
+from attnlab.instructor.fingerprints import Segment, Statement, _is_text, imported_names, normalise, words_in
 
 
 def _bound_at_top(node: ast.stmt) -> tuple[str, ...]:
@@ -35,9 +35,7 @@ def file_segments(path: str, text: str, attributes: frozenset[str], cache: dict,
         names = _bound_at_top(node)
         if given and names and all(given.get(n) == segment_text for n in names):
             continue  # the template's own code, untouched
-        words = cache.get(("words", segment_text))
-        if words is None:  # most segments are many students' (regex over the text costs more than the lookup)
-            words = cache[("words", segment_text)] = frozenset(WORD.findall(segment_text))
+        words = words_in(segment_text, cache)
         key = (segment_text, tuple(sorted((k, v) for k, v in imports.items() if k in words)),
                tuple(sorted(attributes & words)))
         if key not in cache:
