@@ -120,10 +120,11 @@ def cmd_status(opts, run: Run) -> int:
                    f"{result.score:6.2f} / {exercise.points:g}"), flush=True)
         earned, possible = earned + result.score, possible + exercise.points
         unfinished = unfinished or (exercise if result.status != Status.PASSED else None)
-    for result in not_applicable_results(course, lang):  # Triton outside torch: shown, out of the total
+    left_out = not_applicable_results(course, lang)  # Triton outside torch: shown, out of the total
+    for result in left_out:
         print(_row(width, result.id, status_word(result.status, lang), "", "     – / 0"))
     print(_row(width, say("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
-    for result in not_applicable_results(course, lang):
+    for result in left_out:
         print(result.feedback)
     if quiz_problems:
         print("\n".join(["", t("student.quiz_problems", lang), *(f"  {line}" for line in quiz_problems)]))
