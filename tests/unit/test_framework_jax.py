@@ -187,3 +187,24 @@ def test_every_jax_name_in_the_specs_resolves():
     assert {"jax.nn.softmax", "jax.nn.dot_product_attention"} <= names
     for name in names:
         assert callable(resolve(name)), name
+
+
+def test_lowerings_share_one_mlir_context_and_lower_the_same_module():
+    """jax_lowering.share_ir_context (applied by the adapter's prepare): two different operations lower into
+    the same MLIR context, and a module lowers to the same text as in a context of its own."""
+    code = textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        from jax._src.interpreters import mlir
+        fresh = jax.jit(lambda x: jnp.tanh(x) * 2).lower(jnp.ones((3, 4))).as_text()
+        from attnlab.core import frameworks
+        frameworks.adapter("jax").prepare()
+        first = jax.jit(lambda x: jnp.exp(x)).lower(jnp.ones((2,))).compiler_ir().context
+        second = jax.jit(lambda x: x @ x.T).lower(jnp.ones((2, 3))).compiler_ir().context
+        assert first is second and mlir.make_ir_context() is first, (first, second)
+        shared = jax.jit(lambda x: jnp.tanh(x) * 2).lower(jnp.ones((3, 4))).as_text()
+        assert shared == fresh, (shared, fresh)
+        print("shared")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=paths.ROOT,
+                          env={**__import__("os").environ, "ATTNLAB_JAX_GRADING_CACHE": ""})
+    assert proc.returncode == 0 and "shared" in proc.stdout, proc.stderr[-3000:]

@@ -35,6 +35,7 @@ import torch
 
 from attnlab.core.calls import describe_exception, invoke
 from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
+from attnlab.core.frameworks.jax_lowering import share_ir_context
 from attnlab.core.frameworks.swap import SwapGuard
 from attnlab.core.i18n import Message
 from attnlab.core.outcomes import SubmissionError
@@ -90,6 +91,7 @@ class JaxAdapter(Adapter):
     def prepare(self) -> None:
         import jax
 
+        share_ir_context()  # lowering each operation in a context of its own was most of JAX's cost
         # operations finish before they return, so an error surfaces inside the student's call (where it is
         # reported as theirs), and the call's CPU time is its own
         jax.config.update("jax_cpu_enable_async_dispatch", False)
