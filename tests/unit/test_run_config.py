@@ -135,8 +135,10 @@ def test_one_limits_definition():
 def test_limits_come_from_the_adapter_unless_given():
     jax = frameworks.adapter("jax")
     assert config.Limits.for_adapter(jax).timeout_s == config.EXERCISE_CPU_S * jax.cpu_factor
-    assert config.Limits.for_adapter(jax).memory_mb == jax.memory_mb
-    given = config.Limits.for_adapter(jax, memory_mb=1024, timeout_s=None)
+    assert config.Limits.for_adapter(jax).memory_mb == config.Limits().memory_mb  # none of its own
+    roomy = type("RoomyAdapter", (type(jax),), {"memory_mb": 8192})()  # a framework that needs more
+    assert config.Limits.for_adapter(roomy).memory_mb == 8192
+    given = config.Limits.for_adapter(roomy, memory_mb=1024, timeout_s=None)
     assert given.memory_mb == 1024 and given.timeout_s == config.EXERCISE_CPU_S * jax.cpu_factor
 
 
