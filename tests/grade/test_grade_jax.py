@@ -66,10 +66,21 @@ def test_a_forked_runner_computes_jax_on_one_thread(make_submission, remote):
     assert nproc == 1 and busy == 1, f"{busy:g} threads computed, on {cpus:g} allowed CPUs"
 
 
-def grade(*args, timeout, cache: Path | None = None):
+def grade(*args, timeout, cache: Path | None = None) -> subprocess.CompletedProcess:
+    return finished(started(*args, cache=cache), timeout)
+
+
+def started(*args, cache: Path | None = None, cpus: list[int] | None = None) -> subprocess.Popen:
+    """grade.py started with `args` (on `cpus` only, where given: it pins its workers among them)."""
     env = {**os.environ, compile_cache.ENV: str(cache) if cache else "off"}
-    return subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, cwd=paths.ROOT, env=env)
+    return subprocess.Popen([sys.executable, str(paths.ROOT / "grade.py"), *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=paths.ROOT, env=env,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+
+
+def finished(proc: subprocess.Popen, timeout: float) -> subprocess.CompletedProcess:
+    out, err = proc.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def cache_state(root: Path) -> dict[str, tuple[str, int, int]]:
@@ -87,12 +98,16 @@ NAMES = {"attention": "reference", "modern": "jax"}  # the reference's result: t
 def graded(tmp_path_factory):
     """The JAX example class graded as README says (`--framework jax`, no paths) in the first assignment, with a
     compilation cache the judge fills first; the JAX reference in the second, with none; runners forked two at a
-    time; and the torch template, for its isolation level."""
+    time; and the torch template, for its isolation level. The two JAX runs go at once, on CPUs of their own
+    where there are two: the second is one submission, so one runner, computing on one CPU for minutes."""
     work = tmp_path_factory.mktemp("jax")
-    procs = {"attention": grade("--framework", "jax", "--out", work / "attention", "--seed", "5", "--jobs", "2",
-                                timeout=900, cache=work / "cache"),
-             "modern": grade(paths.reference_dir(JAX), "--framework", "jax", "--assignment", "modern",
-                             "--out", work / "modern", "--seed", "5", "--jobs", "2", timeout=900)}
+    cpus = sorted(os.sched_getaffinity(0))
+    halves = (cpus[:len(cpus) // 2], cpus[len(cpus) // 2:]) if len(cpus) > 1 else (None, None)
+    running = {"attention": started("--framework", "jax", "--out", work / "attention", "--seed", "5", "--jobs", "2",
+                                    cache=work / "cache", cpus=halves[0]),
+               "modern": started(paths.reference_dir(JAX), "--framework", "jax", "--assignment", "modern",
+                                 "--out", work / "modern", "--seed", "5", "--jobs", "2", cpus=halves[1])}
+    procs = {name: finished(proc, timeout=900) for name, proc in running.items()}
     torch_proc = grade(paths.template_dir(frameworks.default()), "--out", work / "torch", "--seed", "5", "--jobs", "1",
                        timeout=600)
     results = {(assignment, path.stem): json.loads(path.read_text())
