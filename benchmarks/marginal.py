@@ -110,6 +110,8 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=2, help="copies in the first run (K)")
     parser.add_argument("--extra", type=int, default=4, help="copies the second run has beyond the first")
     parser.add_argument("--jax-extra", type=int, default=2, help="the same for JAX (each copy costs more)")
+    parser.add_argument("--mindspore-extra", type=int, default=6,
+                        help="the same for MindSpore (2 against 2 + this: 1 against 3 was too noisy to compare)")
     parser.add_argument("--mindspore", default=None, help="a python with mindspore (its own venv)")
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--suite", action="store_true", help="also time the fast tier")
@@ -134,7 +136,7 @@ def main() -> int:
             figures["JAX / torch (CPU)"] = jax["cpu_s"] / torch["cpu_s"]
             print(f"  JAX's CPU limit per exercise: {cpu_limit('jax')}", flush=True)
         if args.mindspore:
-            mindspore = marginal(args.mindspore, "mindspore", 1, args.jax_extra, work, env)
+            mindspore = marginal(args.mindspore, "mindspore", args.first, args.mindspore_extra, work, env)
             figures["MindSpore / torch (CPU)"] = mindspore["cpu_s"] / torch["cpu_s"]
     if args.suite:
         wall, cpu, line = fast_tier()
