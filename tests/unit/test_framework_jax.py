@@ -1,6 +1,7 @@
 """The JAX adapter (attnlab/core/frameworks/for_jax.py): conversion and precision, the PRNG key, aliasing,
 gradients through jax.vjp, and the forbidden-call guard however a shortcut is reached."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -206,5 +207,5 @@ def test_lowerings_share_one_mlir_context_and_lower_the_same_module():
         print("shared")
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=paths.ROOT,
-                          env={**__import__("os").environ, "ATTNLAB_JAX_GRADING_CACHE": ""})
+                          env={**os.environ, "ATTNLAB_JAX_GRADING_CACHE": ""})
     assert proc.returncode == 0 and "shared" in proc.stdout, proc.stderr[-3000:]

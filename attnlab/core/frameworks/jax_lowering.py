@@ -2,8 +2,8 @@
 
 Every operation a student's JAX code runs eagerly is lowered to MLIR once per shape and dtype, and JAX makes a
 fresh MLIR context for each lowering: it loads every dialect JAX uses into it (milliseconds), and the cached
-lowering keeps it alive for the life of the process. A grading runner lowers about 1,300 operations for the
-`attention` assignment's checks, so the contexts, not the computing, were most of JAX's cost.
+lowering keeps it alive for the life of the process. The `attention` assignment's visible checks lower about
+1,300 operations, so with a warm compilation cache the contexts, not the computing, were most of JAX's cost.
 Measured here (2 CPUs; `attnlab status` on reference/jax with a warm compilation cache; benchmarks/README.md):
 `modern` 39.3 s and 3.35 GB resident with a context per lowering, 19.9 s and 0.82 GB with one shared.
 
