@@ -88,6 +88,8 @@ class JaxAdapter(Adapter):
     def warm(self) -> None:
         import jax.numpy  # noqa: F401 -- import only: an operation before the fork deadlocks the runner's first
 
+        self._guard.prime()  # the guard's index of JAX's modules, inherited by every runner
+
     def prepare(self) -> None:
         import jax
 

@@ -54,9 +54,11 @@ class MindsporeAdapter(Adapter):
         return super().available()
 
     def warm(self) -> None:
-        """Import only: an operation run before a fork deadlocks the child's first one."""
+        """Import only (an operation run before a fork deadlocks the child's first one), and the guard's index
+        of MindSpore's modules, which every runner then inherits."""
         _quiet()
         __import__("mindspore")
+        self._guard.prime()
 
     def prepare(self) -> None:
         """PyNative on the CPU, errors raised by the operation that failed, one thread, a small memory pool."""

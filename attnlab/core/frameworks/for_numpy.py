@@ -56,6 +56,8 @@ class NumpyAdapter(Adapter):
         import ml_dtypes  # noqa: F401
         import numpy  # noqa: F401
 
+        self._guard.prime()  # the guard's index of NumPy's modules, inherited by every runner
+
     def array(self, tensor):
         return tensor_to_numpy(tensor)
 

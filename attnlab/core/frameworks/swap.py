@@ -26,8 +26,14 @@ STUDENT_MODULES = ("attnlab_impl_", "attnlab_file_", "__main__")
 class SwapGuard:
     def __init__(self, roots: tuple[str, ...]):
         self.roots = roots  # the framework's top-level packages, e.g. ("jax", "jaxlib")
-        self._places: dict[tuple[str, ...], tuple[int, list[tuple[object, str, object, str]]]] = {}
+        self._index = _Index()
+        self._places: dict[tuple[str, ...], tuple[list[ModuleType], set[int], list]] = {}
         self._sorted: tuple[tuple, list[ModuleType], list[ModuleType]] | None = None
+
+    def prime(self) -> None:
+        """Index the framework's modules now: the forkserver does, so that runners inherit the index instead
+        of each scanning a thousand modules again (tens of milliseconds per set of forbidden names)."""
+        self._index.update(self._framework_modules())
 
     def _modules(self) -> tuple[list[ModuleType], list[ModuleType]]:
         """The framework's modules and the student's, sorted out of sys.modules again only when it changed:
@@ -66,23 +72,17 @@ class SwapGuard:
         return found
 
     def _places_of(self, names: tuple[str, ...], targets: dict[int, tuple[object, str]]):
-        """Every (namespace owner, attribute) in the framework's modules that holds a target, found once per
-        set of names and again whenever the framework has imported more modules since."""
+        """Every (namespace owner, attribute) in the framework's modules that holds a target: looked up again
+        whenever sys.modules changed or the names resolve to other objects, in an index brought up to date
+        then (a module imported since, or one whose namespace grew: a lazy import binding a name into a
+        package, a `__getattr__` caching what it returned)."""
         modules = self._framework_modules()
-        if names in self._places and self._places[names][0] == len(modules):
-            return list(self._places[names][1])
-        places = _scan(modules, targets)
-        for name in names:  # a method or a class attribute: the class that owns it
-            if name.split(".")[0] in sys.modules and "." in name:
-                owner_path, attr = name.rsplit(".", 1)
-                try:
-                    owner = resolve(owner_path)
-                except ValueError:
-                    continue
-                if isinstance(owner, type) and id(getattr(owner, attr, None)) in targets:
-                    places.append((owner, attr, getattr(owner, attr), name))
-        self._places[names] = (len(modules), places)
-        return list(places)
+        known = self._places.get(names)
+        if known is None or known[0] is not modules or known[1] != targets.keys():
+            self._index.update(modules)
+            known = self._places[names] = (modules, set(targets), self._index.places(targets, modules)
+                                           + _owner_places(names, targets))
+        return list(known[2])
 
     @contextmanager
     def guard(self, exercise: str, names: tuple[str, ...]) -> Iterator[list[str]]:
@@ -106,6 +106,56 @@ class SwapGuard:
                 setattr(owner, attr, original)
             if hits:
                 raise ForbiddenCall(exercise, hits[0])
+
+
+class _Index:
+    """Where each callable in the framework's modules is bound: id(value) -> [(module, attribute)], whatever
+    the forbidden names. A module is indexed when first seen and again when its namespace has grown; an entry
+    whose attribute has since been rebound is dropped when looked up."""
+
+    def __init__(self):
+        self.where: dict[int, list[tuple[ModuleType, str]]] = {}
+        self.sizes: dict[int, tuple[ModuleType, int]] = {}  # id(module) -> (module, namespace size indexed)
+
+    def update(self, modules: list[ModuleType]) -> None:
+        for module in modules:
+            try:
+                namespace = vars(module)
+            except TypeError:
+                continue
+            seen = self.sizes.get(id(module))
+            if seen is not None and seen[0] is module and seen[1] == len(namespace):
+                continue
+            self.sizes[id(module)] = (module, len(namespace))
+            for attr, value in list(namespace.items()):
+                if callable(value):
+                    self.where.setdefault(id(value), []).append((module, attr))
+
+    def places(self, targets: dict[int, tuple[object, str]], modules: list[ModuleType]) -> list:
+        """(module, attribute, value, name) of every binding of a target; one that is not callable (the index
+        holds only callables) is searched for module by module."""
+        uncalled = {key: target for key, target in targets.items() if not callable(target[0])}
+        found = {(id(place[0]), place[1]): place for place in (_scan(modules, uncalled) if uncalled else ())}
+        for key, (obj, name) in targets.items():
+            for module, attr in self.where.get(key, ()):
+                if vars(module).get(attr) is obj:
+                    found[(id(module), attr)] = (module, attr, obj, name)
+        return list(found.values())
+
+
+def _owner_places(names: tuple[str, ...], targets: dict[int, tuple[object, str]]) -> list:
+    """A method or a class attribute (`mindspore.Tensor.softmax`): the class that owns it."""
+    places = []
+    for name in names:
+        if name.split(".")[0] in sys.modules and "." in name:
+            owner_path, attr = name.rsplit(".", 1)
+            try:
+                owner = resolve(owner_path)
+            except ValueError:
+                continue
+            if isinstance(owner, type) and id(getattr(owner, attr, None)) in targets:
+                places.append((owner, attr, getattr(owner, attr), name))
+    return places
 
 
 def _modules_key() -> tuple:
