@@ -41,25 +41,40 @@ def resolve(dotted: str) -> object:
     raise ValueError(f"cannot resolve forbidden call {dotted!r}")
 
 
+MEMO_SIZE = 4096  # functions remembered per set of names: torch's API is smaller; code making its own is not
+
+
 class _FunctionGuard(TorchFunctionMode):
-    def __init__(self, banned: dict[object, str], banned_ops: dict[str, str], hits: list[str]):
+    def __init__(self, banned: dict[object, str], banned_ops: dict[str, str], hits: list[str],
+                 seen: dict[object, str | None]):
         super().__init__()
-        self.banned, self.banned_ops, self.hits = banned, banned_ops, hits
+        self.banned, self.banned_ops, self.hits, self.seen = banned, banned_ops, hits, seen
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = self.banned.get(func) if _hashable(func) else None
-        if name is None and self.banned_ops:  # torch.ops.aten._softmax(.default), torch._softmax, ...
-            name = self.banned_ops.get(str(getattr(func, "__name__", "")).split(".")[0])
+        try:  # every call of a student's code passes here: one lookup for a function met before
+            name = self.seen[func]
+        except KeyError:
+            name = self._banned_name(func)
+            if len(self.seen) < MEMO_SIZE:
+                self.seen[func] = name
+        except TypeError:  # unhashable
+            name = self._banned_name(func)
         if name is not None:
             self.hits.append(name)
             raise RuntimeError(f"forbidden call: {name}")
         return func(*args, **(kwargs or {}))
 
+    def _banned_name(self, func) -> str | None:
+        name = self.banned.get(func) if _hashable(func) else None
+        if name is None and self.banned_ops:  # torch.ops.aten._softmax(.default), torch._softmax, ...
+            name = self.banned_ops.get(str(getattr(func, "__name__", "")).split(".")[0])
+        return name
+
 
 class _DispatchGuard(TorchDispatchMode):
-    def __init__(self, banned_ops: dict[str, str], hits: list[str]):
+    def __init__(self, banned_ops: dict[str, str], hits: list[str], seen: dict[object, str | None]):
         super().__init__()
-        self.banned_ops, self.hits = banned_ops, hits
+        self.banned_ops, self.hits, self.seen = banned_ops, hits, seen
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -68,7 +83,12 @@ class _DispatchGuard(TorchDispatchMode):
         return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = self.banned_ops.get(func.overloadpacket.__name__)
+        try:
+            name = self.seen[func]
+        except KeyError:
+            name = self.banned_ops.get(func.overloadpacket.__name__)
+            if len(self.seen) < MEMO_SIZE:
+                self.seen[func] = name
         if name is not None:
             self.hits.append(name)
             raise RuntimeError(f"forbidden call: {name}")
@@ -84,7 +104,9 @@ def _hashable(obj: object) -> bool:
 
 
 @functools.cache
-def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str]]:
+def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str], dict, dict]:
+    """The banned functions and ATen op names, and two memos (function -> banned name or None, one per layer)
+    that every guard of these names shares: a function's verdict never changes."""
     functions: dict[object, str] = {}
     ops: dict[str, str] = {}
     for name in names:
@@ -92,7 +114,7 @@ def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str]]:
             ops[name.removeprefix("aten.")] = name
         else:
             functions[resolve(name)] = name
-    return functions, ops
+    return functions, ops, {}, {}
 
 
 @contextmanager
@@ -101,10 +123,11 @@ def guard(exercise: str, names: tuple[str, ...], *, deep: bool = True) -> Iterat
     if not names:
         yield []
         return
-    functions, ops = _split(tuple(names))
+    functions, ops, seen, seen_ops = _split(tuple(names))
     hits: list[str] = []
     try:
-        with _FunctionGuard(functions, ops, hits), (_DispatchGuard(ops, hits) if deep and ops else nullcontext()):
+        with _FunctionGuard(functions, ops, hits, seen), \
+                (_DispatchGuard(ops, hits, seen_ops) if deep and ops else nullcontext()):
             yield hits
     finally:
         if hits:

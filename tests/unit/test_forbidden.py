@@ -57,3 +57,21 @@ def test_an_unknown_name_is_an_error_naming_it():
     with pytest.raises(ValueError, match="torch.nn.functional.no_such_thing"):
         with guard("softmax", ("torch.nn.functional.no_such_thing",)):
             pass
+
+
+@pytest.mark.parametrize("deep", [False, True])
+def test_what_a_guard_remembered_allowing_does_not_carry_to_names_that_ban_it(deep):
+    """Each layer remembers its verdict per function, per set of banned names: softmax allowed (and
+    remembered) under one set is still caught, by the same route, under a set that bans it."""
+    allowed = ("torch.nn.functional.scaled_dot_product_attention", "aten.scaled_dot_product_attention")
+    for _ in range(2):
+        with guard("scaled_dot_product_attention", allowed, deep=deep):
+            torch.softmax(X, -1)
+            torch.special.log_softmax(X, -1)
+    with pytest.raises(ForbiddenCall):
+        with guard("softmax", SOFTMAX_BANS, deep=deep):
+            torch.softmax(X, -1)
+    if deep:
+        with pytest.raises(ForbiddenCall):
+            with guard("softmax", SOFTMAX_BANS, deep=True):
+                torch.special.log_softmax(X, -1)
