@@ -6,7 +6,9 @@
   dispatch layer (attnlab.core.forbidden: cases get both layers, laws only the function layer);
 - an interpreter's exit with torch imported, with and without gc.freeze at exit (attnlab.core.shutdown);
 - parsing the specs with libyaml's loader and with the pure-Python one (attnlab.core.spec_load);
-- the runner's round trip (judge -> runner -> judge) for one small call (attnlab.grade.judge.remote).
+- the runner's round trip (judge -> runner -> judge) for one small call (attnlab.grade.judge.remote);
+- the judge's verdict on one passing case (attnlab.core.checks: the margin, and the full comparison only
+  when the margin is 1 or more), beside the full comparison alone.
 """
 
 import statistics
@@ -46,6 +48,20 @@ def guard_costs() -> None:
         both = per_call(lambda: x * 2)
     print(f"small operator: {bare * 1e6:.1f} us bare, {function_layer * 1e6:.1f} us under the function layer, "
           f"{both * 1e6:.1f} us under both layers")
+
+
+def compare_costs() -> None:
+    from attnlab.core.compare import compare, excess
+    from attnlab.core.spec import Tolerance
+
+    tol = Tolerance(atol=1e-5, rtol=1e-4)
+    for shape in ((3, 5), (2, 4, 16, 8), (4, 64, 64)):
+        expected = torch.randn(shape, dtype=torch.float64)
+        got = (expected + 1e-7).float()  # float32 output within tolerance of its float64 expected value
+        case = per_call(lambda g=got, e=expected: excess(g, e, tol) >= 1 and compare(g, e, tol))
+        full = per_call(lambda g=got, e=expected: compare(g, e, tol))
+        print(f"a passing case, {'x'.join(map(str, shape))}: {case * 1e6:.1f} us (margin; the comparison "
+              f"alone {full * 1e6:.1f} us)")
 
 
 def exit_costs() -> None:
@@ -95,6 +111,7 @@ def round_trip() -> None:
 if __name__ == "__main__":
     torch.set_num_threads(1)
     guard_costs()
+    compare_costs()
     yaml_costs()
     exit_costs()
     round_trip()
