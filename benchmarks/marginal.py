@@ -7,9 +7,11 @@ For each framework, grade.py grades K and K + EXTRA copies of the framework's re
 assignment (--jobs 1, the same seed): the marginal cost of a submission is the difference divided by EXTRA,
 in wall seconds and in CPU seconds (grade.py and everything it started: the judge, the forkserver, the
 runners). torch: 2 and 22 copies, three times, the median difference kept (a tenth of a second per copy
-against a start of seconds); JAX 1 and 3, MindSpore 2 and 8. JAX first fills its compilation cache from the
-reference (timed apart: once per course secret and version), so its marginal cost is that of a submission
-graded with the cache. torch's is set beside a fresh
+against a start of seconds); MindSpore 2 and 8, three times too, each round right after torch's, and its
+ratio to torch is the median of the rounds' ratios (it sits near the target, and the machine's speed drifts
+between rounds); JAX 1 and 3, once (a pair takes a minute), against torch's median. JAX first fills
+its compilation cache from the reference (timed apart: once per course secret and version), so its
+marginal cost is that of a submission graded with the cache. torch's is set beside a fresh
 interpreter's `import torch` (the floor of grading each submission in a new process). --suite: the fast tier
 (pytest -m "not e2e and not slow") and its CPU seconds. The load average is printed before and after: the
 machine may be shared, and ratios measured in one run are what to compare. Prints; judges nothing.
@@ -71,19 +73,20 @@ def grade(python: str, framework: str, count: int, work: Path, env: dict[str, st
     return wall, cpu
 
 
-def marginal(python: str, framework: str, first: int, extra: int, work: Path, env: dict[str, str],
-             repeat: int = 1) -> dict:
-    """Per-copy difference of K and K + extra copies; with `repeat`, the pair is graded that many times and
-    the median difference kept (torch's is tenths of a second against grade.py's start of seconds)."""
-    pairs = []
-    for round_ in range(repeat):
-        where = work / f"round{round_}"
-        pairs.append((grade(python, framework, first, where, env), grade(python, framework, first + extra, where, env)))
-    (wall_a, cpu_a), (wall_b, cpu_b) = sorted(pairs, key=lambda p: p[1][0] - p[0][0])[len(pairs) // 2]
-    found = {"wall_s": (wall_b - wall_a) / extra, "cpu_s": (cpu_b - cpu_a) / extra,
-             "runs": f"{first}: {wall_a:.1f} s / {cpu_a:.1f} CPU s, "
-                     f"{first + extra}: {wall_b:.1f} s / {cpu_b:.1f} CPU s"
-                     + (f"; the median of {repeat} pairs by wall time" if repeat > 1 else "")}
+def pair(python: str, framework: str, first: int, extra: int, where: Path, env: dict[str, str]) -> dict:
+    """K and K + extra copies graded: the per-copy difference in wall and CPU seconds."""
+    (wall_a, cpu_a), (wall_b, cpu_b) = (grade(python, framework, first, where, env),
+                                        grade(python, framework, first + extra, where, env))
+    return {"wall_s": (wall_b - wall_a) / extra, "cpu_s": (cpu_b - cpu_a) / extra,
+            "runs": f"{first}: {wall_a:.1f} s / {cpu_a:.1f} CPU s, {first + extra}: {wall_b:.1f} s / {cpu_b:.1f} CPU s"}
+
+
+def summary(framework: str, pairs: list[dict]) -> dict:
+    """The pair with the median wall-time difference (torch's is tenths of a second against grade.py's start
+    of seconds), printed."""
+    found = dict(sorted(pairs, key=lambda p: p["wall_s"])[len(pairs) // 2])
+    if len(pairs) > 1:
+        found["runs"] += f"; the median of {len(pairs)} pairs by wall time"
     print(f"  {framework:<10} marginal {found['wall_s']:6.2f} s wall, {found['cpu_s']:6.2f} CPU s per submission "
           f"({found['runs']})", flush=True)
     return found
@@ -123,6 +126,8 @@ def main() -> int:
     parser.add_argument("--jax-extra", type=int, default=2, help="the same for JAX (each copy costs more)")
     parser.add_argument("--mindspore-extra", type=int, default=6,
                         help="the same for MindSpore (2 against 2 + this: 1 against 3 was too noisy to compare)")
+    parser.add_argument("--mindspore-repeat", type=int, default=3,
+                        help="MindSpore: pairs graded, the median kept (its ratio to torch sits near the target)")
     parser.add_argument("--mindspore", default=None, help="a python with mindspore (its own venv)")
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--suite", action="store_true", help="also time the fast tier")
@@ -133,22 +138,36 @@ def main() -> int:
         work = Path(tmp)
         env = {**os.environ, "ATTNLAB_COMPILE_CACHE": str(work / "compile-cache")}
         print("grade.py, marginal cost of one more copy of the reference (attention, --jobs 1):", flush=True)
-        torch = marginal(sys.executable, "torch", args.first, args.extra, work, env, repeat=args.repeat)
+        # torch's and MindSpore's pairs in turn, round by round, so that each MindSpore/torch ratio compares
+        # two measurements minutes apart: this machine's speed drifts by a fifth over an hour
+        rounds = max(args.repeat, args.mindspore_repeat if args.mindspore else 0)
+        torch_pairs, mindspore_pairs = [], []
+        for round_ in range(rounds):
+            where = work / f"round{round_}"
+            if round_ < args.repeat:
+                torch_pairs.append(pair(sys.executable, "torch", args.first, args.extra, where, env))
+            if args.mindspore and round_ < args.mindspore_repeat:
+                mindspore_pairs.append(pair(args.mindspore, "mindspore", args.first, args.mindspore_extra, where,
+                                            env))
+        torch = summary("torch", torch_pairs)
         floor = fresh_import(sys.executable, "torch")
         figures["torch submissions/s"] = 1 / torch["wall_s"]
         figures["torch: fresh import / marginal"] = floor / torch["wall_s"]
         print(f"  a fresh `import torch`: {floor:.2f} s; torch: {1 / torch['wall_s']:.1f} submissions/s, "
               f"{floor / torch['wall_s']:.1f}x the fresh-interpreter floor", flush=True)
+        if args.mindspore:
+            summary("mindspore", mindspore_pairs)
+            ratios = [m["cpu_s"] / t["cpu_s"] for m, t in zip(mindspore_pairs, torch_pairs)]
+            figures["MindSpore / torch (CPU)"] = statistics.median(ratios)
+            print(f"  MindSpore / torch CPU per copy, round by round: {', '.join(f'{r:.2f}' for r in ratios)}; "
+                  "the median kept", flush=True)
         if not args.no_jax:
             wall, cpu = grade(sys.executable, "jax", 2, work / "fill", env)
             print(f"  jax: filling its compilation cache and grading 2 copies: {wall:.1f} s, {cpu:.1f} CPU s",
                   flush=True)
-            jax = marginal(sys.executable, "jax", 1, args.jax_extra, work, env)
+            jax = summary("jax", [pair(sys.executable, "jax", 1, args.jax_extra, work, env)])
             figures["JAX / torch (CPU)"] = jax["cpu_s"] / torch["cpu_s"]
             print(f"  JAX's CPU limit per exercise: {cpu_limit('jax')}", flush=True)
-        if args.mindspore:
-            mindspore = marginal(args.mindspore, "mindspore", args.first, args.mindspore_extra, work, env)
-            figures["MindSpore / torch (CPU)"] = mindspore["cpu_s"] / torch["cpu_s"]
     if args.suite:
         wall, cpu, line = fast_tier()
         figures["fast tier CPU s"] = cpu
