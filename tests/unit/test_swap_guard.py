@@ -79,3 +79,19 @@ def test_a_forbidden_name_that_resolves_only_later_is_looked_for_in_every_module
     guarded(guard, lambda: sys.modules["fakefw.util"].helper(1), names)
     extra.log_softmax = log_softmax
     assert guarded(guard, lambda: sys.modules["fakefw.util"].other(1), names) == "fakefw.extra.log_softmax"
+
+
+def test_a_forbidden_function_rebound_in_place_is_caught_by_its_own_name(framework):
+    """A module that replaces an attribute in place (a lazy placeholder resolving itself) keeps its size, so
+    the index does not see it again; the name's own place is swapped all the same."""
+    guard = SwapGuard(("fakefw",))
+    special = sys.modules["fakefw.special"]
+    guarded(guard, lambda: special.softmax(1))
+
+    def resolved_softmax(x):
+        return "the real one, loaded late"
+
+    special.softmax = resolved_softmax  # same namespace size: the index keeps the old entry
+    framework("fakefw.later")  # sys.modules changed: places are looked up again
+    assert guarded(guard, lambda: special.softmax(1)) == "fakefw.special.softmax"
+    assert special.softmax is resolved_softmax

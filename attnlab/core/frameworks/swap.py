@@ -80,8 +80,9 @@ class SwapGuard:
         known = self._places.get(names)
         if known is None or known[0] is not modules or known[1] != targets.keys():
             self._index.update(modules)
-            known = self._places[names] = (modules, set(targets), self._index.places(targets, modules)
-                                           + _owner_places(names, targets))
+            found = {(id(place[0]), place[1]): place
+                     for place in self._index.places(targets, modules) + _owner_places(names, targets)}
+            known = self._places[names] = (modules, set(targets), list(found.values()))
         return list(known[2])
 
     @contextmanager
@@ -144,7 +145,9 @@ class _Index:
 
 
 def _owner_places(names: tuple[str, ...], targets: dict[int, tuple[object, str]]) -> list:
-    """A method or a class attribute (`mindspore.Tensor.softmax`): the class that owns it."""
+    """Each name's own place, whatever the index holds: the class owning a method or class attribute
+    (`mindspore.Tensor.softmax`), or the module of a function (`mindspore.ops.softmax`, also when the module
+    rebound it in place since it was indexed, as a lazy placeholder replacing itself does)."""
     places = []
     for name in names:
         if name.split(".")[0] in sys.modules and "." in name:
@@ -153,7 +156,7 @@ def _owner_places(names: tuple[str, ...], targets: dict[int, tuple[object, str]]
                 owner = resolve(owner_path)
             except ValueError:
                 continue
-            if isinstance(owner, type) and id(getattr(owner, attr, None)) in targets:
+            if isinstance(owner, (type, ModuleType)) and id(getattr(owner, attr, None)) in targets:
                 places.append((owner, attr, getattr(owner, attr), name))
     return places
 
