@@ -111,12 +111,15 @@ class SwapGuard:
 
 class _Index:
     """Where each callable in the framework's modules is bound: id(value) -> [(module, attribute)], whatever
-    the forbidden names. A module is indexed when first seen and again when its namespace has grown; an entry
-    whose attribute has since been rebound is dropped when looked up."""
+    the forbidden names. A module is indexed when first seen and again when its namespace has changed size,
+    adding only the bindings it did not hold before (a module that caches things in its namespace would
+    otherwise add every binding again each time); an entry whose attribute has since been rebound is dropped
+    when looked up."""
 
     def __init__(self):
         self.where: dict[int, list[tuple[ModuleType, str]]] = {}
-        self.sizes: dict[int, tuple[ModuleType, int]] = {}  # id(module) -> (module, namespace size indexed)
+        # id(module) -> (module, namespace size indexed, attribute -> id of the callable indexed there)
+        self.seen: dict[int, tuple[ModuleType, int, dict[str, int]]] = {}
 
     def update(self, modules: list[ModuleType]) -> None:
         for module in modules:
@@ -124,13 +127,15 @@ class _Index:
                 namespace = vars(module)
             except TypeError:
                 continue
-            seen = self.sizes.get(id(module))
+            seen = self.seen.get(id(module))
             if seen is not None and seen[0] is module and seen[1] == len(namespace):
                 continue
-            self.sizes[id(module)] = (module, len(namespace))
+            held = seen[2] if seen is not None and seen[0] is module else {}
             for attr, value in list(namespace.items()):
-                if callable(value):
+                if callable(value) and held.get(attr) != id(value):
+                    held[attr] = id(value)
                     self.where.setdefault(id(value), []).append((module, attr))
+            self.seen[id(module)] = (module, len(namespace), held)
 
     def places(self, targets: dict[int, tuple[object, str]], modules: list[ModuleType]) -> list:
         """(module, attribute, value, name) of every binding of a target; one that is not callable (the index
