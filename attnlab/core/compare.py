@@ -58,10 +58,15 @@ def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Messag
                                 "atol": tol.atol, "rtol": tol.rtol, "dtype": str(got.dtype).removeprefix("torch.")})
 
 
+def _allowed(e: torch.Tensor, tol: Tolerance) -> torch.Tensor:
+    """atol + rtol·|e|, element by element, as a new tensor."""
+    return e.abs().mul_(tol.rtol).add_(tol.atol)
+
+
 def _within(g: torch.Tensor, e: torch.Tensor, tol: Tolerance) -> bool:
     """Every element finite and within atol + rtol·|e| (torch.isclose's test, in fewer operations): the common
     case. False also where something is NaN or infinite, which isclose then decides."""
-    allowed = e.abs().mul_(tol.rtol).add_(tol.atol).clamp_(max=FLOAT64_MAX)  # where e is ±inf no error is allowed
+    allowed = _allowed(e, tol).clamp_(max=FLOAT64_MAX)  # where e is ±inf no error is allowed
     return bool(((g - e).abs_() <= allowed).all())
 
 
@@ -74,17 +79,12 @@ def excess(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> float:
     g, e = got.detach().to("cpu", torch.float64), expected.detach().to("cpu", torch.float64)
     if not g.numel():
         return 0.0
-    # the common case in a few in-place operations: where nothing is NaN or infinite (and no element is exact
-    # where nothing is allowed, 0/0), the worst ratio is finite and is the answer
-    ratio = (g - e).abs_().div_(e.abs().mul_(tol.rtol).add_(tol.atol))
-    worst = float(ratio.nan_to_num_(nan=float("inf"), posinf=float("inf")).max())
-    if worst != float("inf"):
+    ratio = (g - e).abs_().div_(_allowed(e, tol)).nan_to_num_(nan=float("inf"), posinf=float("inf"))
+    worst = float(ratio.max())
+    if worst != float("inf"):  # the common case: nothing NaN or infinite, and no 0/0 where nothing is allowed
         return worst
-    same = (g == e) | (torch.isnan(g) & torch.isnan(e))
-    allowed = tol.atol + tol.rtol * e.abs()
-    ratio = ((g - e).abs() / allowed).nan_to_num(nan=float("inf"), posinf=float("inf"))
-    ratio = torch.where(same, torch.zeros_like(ratio), ratio)
-    return float(ratio.max()) if ratio.numel() else 0.0
+    same = (g == e) | (torch.isnan(g) & torch.isnan(e))  # exact, NaN where expected is NaN: no error at all
+    return float(torch.where(same, torch.zeros_like(ratio), ratio).max())
 
 
 def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
