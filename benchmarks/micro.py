@@ -2,8 +2,9 @@
 
     python benchmarks/micro.py
 
-- the forbidden-call guard per small operator: none, the function layer, and the function layer with the ATen
-  dispatch layer (attnlab.core.forbidden: cases get both layers, laws only the function layer);
+- the forbidden-call guard per small operator that is not banned: none, the function layer, the function
+  layer with the ATen layer (attnlab.core.forbidden: cases get both layers, laws only the function layer),
+  as tripwires (attnlab.core.tripwires) and as the dispatch mode older torch gets;
 - an interpreter's exit with torch imported, with and without gc.freeze at exit (attnlab.core.shutdown);
 - parsing the specs with libyaml's loader and with the pure-Python one (attnlab.core.spec_load);
 - the runner's round trip (judge -> runner -> judge) for one small call (attnlab.grade.judge.remote);
@@ -37,7 +38,7 @@ def per_call(fn, repeat: int = 2000, rounds: int = 5) -> float:
 
 
 def guard_costs() -> None:
-    from attnlab.core import forbidden
+    from attnlab.core import forbidden, tripwires
 
     x = torch.randn(8)
     names = ("torch.softmax", "aten._softmax")
@@ -46,8 +47,15 @@ def guard_costs() -> None:
         function_layer = per_call(lambda: x * 2)
     with forbidden.guard("bench", names, deep=True):
         both = per_call(lambda: x * 2)
+    available, tripwires.AVAILABLE = tripwires.AVAILABLE, False  # the dispatch mode older torch gets
+    try:
+        with forbidden.guard("bench", names, deep=True):
+            with_mode = per_call(lambda: x * 2)
+    finally:
+        tripwires.AVAILABLE = available
     print(f"small operator: {bare * 1e6:.1f} us bare, {function_layer * 1e6:.1f} us under the function layer, "
-          f"{both * 1e6:.1f} us under both layers")
+          f"{both * 1e6:.1f} us under both layers ({'tripwires' if available else 'dispatch mode'}), "
+          f"{with_mode * 1e6:.1f} us with the dispatch mode as the deep layer")
 
 
 def compare_costs() -> None:

@@ -5,10 +5,11 @@ Two layers:
   torch.ops.aten._softmax, torch._C._VariableFunctions._softmax, ...) as the function object itself,
   however the student reached it (aliases, getattr with built strings, imports bound before the guard
   was installed); banned objects match by identity and "aten." names by the function's name;
-- with deep=True, a TorchDispatchMode also sees every ATen operator that actually runs, so a banned op
-  reached inside C++ (an unbanned composite calling it) is caught too. It costs several times what a
-  small operator itself costs (benchmarks/README.md), so the checks use it for every case and leave the
-  laws' many repeated calls of the same code to the function layer.
+- with deep=True, tripwire kernels on the banned ATen operators themselves (attnlab.core.tripwires) are
+  armed, so a banned op reached inside C++ (an unbanned composite calling it) is caught too. They cost
+  nothing for the operators that are not banned; the checks arm them for every case (the laws' calls
+  keep to the function layer). Where torch is older than 2.9 (no torch.library.get_kernel), a
+  TorchDispatchMode does this instead, at the cost of Python for every operator.
 Spec names starting with "aten." are ATen overload packets; every other name is a dotted Python path.
 A hit is recorded before raising, so a submission that catches the exception is still reported.
 """
@@ -21,6 +22,7 @@ from contextlib import contextmanager, nullcontext
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from attnlab.core import tripwires
 from attnlab.core.outcomes import ForbiddenCall
 
 
@@ -72,6 +74,8 @@ class _FunctionGuard(TorchFunctionMode):
 
 
 class _DispatchGuard(TorchDispatchMode):
+    """The deep layer where torch has no torch.library.get_kernel (before 2.9): Python for every operator."""
+
     def __init__(self, banned_ops: dict[str, str], hits: list[str], seen: dict[object, str | None]):
         super().__init__()
         self.banned_ops, self.hits, self.seen = banned_ops, hits, seen
@@ -117,6 +121,12 @@ def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str], d
     return functions, ops, {}, {}
 
 
+def _deep_layer(ops: dict[str, str], hits: list[str], seen_ops: dict, deep: bool):
+    if not (deep and ops):
+        return nullcontext()
+    return tripwires.armed(ops, hits) if tripwires.AVAILABLE else _DispatchGuard(ops, hits, seen_ops)
+
+
 @contextmanager
 def guard(exercise: str, names: tuple[str, ...], *, deep: bool = True) -> Iterator[list[str]]:
     """Raise ForbiddenCall after the block if any of `names` was reached inside it (deep: also by C++)."""
@@ -126,8 +136,7 @@ def guard(exercise: str, names: tuple[str, ...], *, deep: bool = True) -> Iterat
     functions, ops, seen, seen_ops = _split(tuple(names))
     hits: list[str] = []
     try:
-        with _FunctionGuard(functions, ops, hits, seen), \
-                (_DispatchGuard(ops, hits, seen_ops) if deep and ops else nullcontext()):
+        with _FunctionGuard(functions, ops, hits, seen), _deep_layer(ops, hits, seen_ops, deep):
             yield hits
     finally:
         if hits:

@@ -1,5 +1,5 @@
 """The forbidden-call guard of frameworks whose calls Python cannot watch operator by operator (NumPy, JAX,
-MindSpore): torch has its function and dispatch modes (attnlab.core.forbidden); these have none.
+MindSpore): torch has its function mode and ATen tripwires (attnlab.core.forbidden); these have none.
 
 While a guarded call runs, every reference to a forbidden function or class found in the framework's own
 modules (public and private: `jax.nn.softmax` and `jax._src.nn.functions.softmax` alike), in the student's
