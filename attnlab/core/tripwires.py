@@ -7,12 +7,13 @@ it replaced, so code outside a guard (the reference, the harness) runs as before
 however it was reached: from Python, or inside C++ by an unbanned composite (F.cross_entropy runs
 _log_softmax), on any thread while the guard is armed (the autograd engine's too).
 
-Why not a TorchDispatchMode, as before: a mode runs Python for every operator of the student's code (tens
-of microseconds each: a fifth of a torch submission's grading); a tripwire costs nothing for the operators
-that are not banned. Operators with a CompositeImplicitAutograd kernel (aten.softmax.int,
-aten.scaled_dot_product_attention, aten.dropout) are left alone: they only decompose into others (a kernel
-of their own on a backend would change how autograd treats them), and the mode never saw them either; ban
-what they decompose into, as the specs do.
+Why not a TorchDispatchMode, as before: a mode runs Python for every operator of the student's code (about
+as much again as a small operator costs: benchmarks/micro.py; a quarter of the CPU time of checking the torch
+reference's attention assignment in one process); a tripwire costs nothing for the operators that are not
+banned. Operators with a CompositeImplicitAutograd kernel (aten.softmax.int,
+aten.scaled_dot_product_attention, aten.dropout) are left alone: under autograd they decompose before any
+backend kernel runs (a tripwire there would fire only in inference mode), and the dispatch mode never saw
+them under autograd either; ban what they decompose into, as the specs do.
 """
 
 import threading
