@@ -33,8 +33,10 @@ def test_every_reference_answers_the_quizzes_as_the_course_does(framework):
                            "it (.ci/run does, unless ATTNLAB_SKIP_MINDSPORE=1)")
 def test_the_mindspore_tests_pass_in_venv_mindspore():
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_IMPL")}
-    proc = subprocess.run([str(PYTHON), "-m", "pytest", "-q", "-rs", "-k", SELECT, "tests"], cwd=paths.ROOT,
-                          env=env, capture_output=True, text=True, timeout=3600)
+    # on two workers, whole modules each (loadfile: a module's class is graded and its fresh venv built once):
+    # the handout's install (about 70 s, one pip at a time) runs beside the in-process tests, not before them
+    proc = subprocess.run([str(PYTHON), "-m", "pytest", "-q", "-rs", "-n", "2", "--dist", "loadfile", "-k", SELECT,
+                           "tests"], cwd=paths.ROOT, env=env, capture_output=True, text=True, timeout=3600)
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:]
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     passed = re.search(r"(\d+) passed", summary)
