@@ -114,7 +114,7 @@ def every_simulation(tmp_path_factory):
     secret.ensure(secret.DEFAULT_FILE), secret.ensure(secret.secret_file())
     before, modes_before = tree_digest(paths.ROOT), modes_that_matter()
     rank = {name: i for i, name in enumerate(WAIT_OUT_A_LIMIT)}
-    attacks = [shutil.copytree(p, work / "queue" / str(rank.get(p.name, len(rank))) / p.name,
+    attacks = [shutil.copytree(p, work / "queue" / f"{rank.get(p.name, len(rank)):02d}" / p.name,  # "10" after "09"
                                ignore=shutil.ignore_patterns("__pycache__"))
                for p in sorted(ATTACKS.iterdir()) if p.is_dir() and p.name != "__pycache__"]
     running = {}
