@@ -22,6 +22,7 @@ import pytest
 import simulations
 
 from attnlab.core import frameworks, paths
+from attnlab.core.config import Limits
 from attnlab.grade.batch import secret
 
 pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
@@ -38,9 +39,11 @@ SOFTMAX_STATUS = {"infinite_loop": "timeout", "ignore_signals": "timeout", "slee
 # such as a world-readable copy of the solution outside the checkout: the planted one is stolen
 DIFFERENCES = {"root-dropped+file-modes": {"read_reference_via_proc": "passed"}}
 SIMULATED = ("here", "no-sys-admin", "docker", "docker-no-landlock")
-# the attacks that wait out a limit, longest first (sleep_at_import: the import's 70 s wall backstop; the others
-# 10-28 s): graded before the rest, they overlap it instead of starting last and holding the whole batch up.
-# grade.py grades in the order of the submissions' paths, so each is copied under a folder named by its rank
+# the attacks that wait out a limit, longest first (sleep_at_import: the import's wall backstop, 28 s with
+# --import-timeout 6 against 70 s by default; the others 10-28 s): graded before the rest, they overlap them
+# instead of starting last and holding the whole batch up. grade.py grades in the order of the submissions'
+# paths, so each is copied under a folder named by its rank
+IMPORT_TIMEOUT_S = 6
 WAIT_OUT_A_LIMIT = ("sleep_at_import", "fork_bomb", "deep_recursion", "ignore_signals", "infinite_loop", "print_flood")
 
 
@@ -123,7 +126,8 @@ def every_simulation(tmp_path_factory):
         with open(work / name / "stdout", "w") as out, open(work / name / "stderr", "w") as err:
             running[name] = subprocess.Popen(
                 [*prefix, sys.executable, str(paths.ROOT / "grade.py"), str(honest), *map(str, attacks),
-                 "--out", str(work / name / "out"), "--timeout", "4", "--jobs", "2", "--seed", "11"],
+                 "--out", str(work / name / "out"), "--timeout", "4", "--import-timeout", str(IMPORT_TIMEOUT_S),
+                 "--jobs", "2", "--seed", "11"],
                 cwd=work / name, stdout=out, stderr=err)
     procs = {}
     for name, popen in running.items():
@@ -180,6 +184,9 @@ def test_attack_scores_exactly_what_an_honest_stub_scores(graded, attack):
     assert [e["score"] for e in result["exercises"]] == [e["score"] for e in honest["exercises"]]
     if attack in SOFTMAX_STATUS:
         assert softmax["status"] == SOFTMAX_STATUS[attack], softmax["feedback"][:500]
+    if attack == "sleep_at_import":  # grade.py's --import-timeout, with its wall-clock backstop (28 s)
+        after = f"did not finish after {Limits().backstop(IMPORT_TIMEOUT_S):g} s"
+        assert after in softmax["feedback"], softmax["feedback"][:500]
     if attack == "import_reference":  # the course's import rules refuse it before the jail has to
         assert "your code imports reference (__init__.py), which is not available" in softmax["feedback"]
 

@@ -1,4 +1,5 @@
-"""python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--memory MB] [--shard I/N]
+"""python grade.py SUBMISSION [SUBMISSION ...] --out DIR [--jobs N] [--timeout S] [--import-timeout S] [--memory MB]
+       [--shard I/N]
    python grade.py merge DIR [DIR ...] --out DIR
 
 With no SUBMISSION, grades the bundled examples of the framework (examples/submissions/ for torch,
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{Limits.wall_extra_s:g} s); default {EXERCISE_CPU_S:g} times the framework's "
                              "cpu_factor (README: Frameworks), or with --budget what lets every exercise finish "
                              "within it")
+    parser.add_argument("--import-timeout", type=float, default=None,
+                        help="CPU seconds for importing a submission (its module-level code), with the same "
+                             f"wall-clock backstop; default {Limits.import_timeout_s:g}")
     parser.add_argument("--budget", type=float, default=None,
                         help="wall-clock seconds for the whole run: no exercise starts after it (those left "
                              "score 0 and say so)")
@@ -160,7 +164,8 @@ def setup(opts: argparse.Namespace) -> tuple:
     if opts.budget is not None and opts.timeout is None:
         coded = sum(not isinstance(e, QuizSpec) for e in course.exercises)
         timeout = budget_timeout(opts.budget, coded, limits, cap=limits.timeout_s)
-    run = run.replace(limits=dataclasses.replace(limits, timeout_s=timeout))
+    importing = opts.import_timeout if opts.import_timeout is not None else limits.import_timeout_s
+    run = run.replace(limits=dataclasses.replace(limits, timeout_s=timeout, import_timeout_s=importing))
     if opts.jobs < 1:
         raise ValueError("--jobs must be at least 1")
     level = check_isolation(run.limits, opts.allow_unsandboxed, run.lang)
