@@ -212,18 +212,19 @@ def test_lowerings_share_one_mlir_context_and_lower_the_same_module():
 
 
 def test_xla_compiles_quickly_unless_the_user_set_the_same_flag():
-    """QUICK_COMPILE_FLAGS are added to XLA_FLAGS before JAX first computes, in a fresh process as in a runner;
-    a flag the user set keeps the user's value, and any other flag of theirs stays."""
-    from attnlab.core.frameworks.for_jax import QUICK_COMPILE_FLAGS
+    """The quick-compile flags are added to XLA_FLAGS before JAX first computes, in a fresh process as in a
+    runner; a flag the user set keeps the user's value, and any other flag of theirs stays."""
+    from attnlab.core.frameworks.for_jax import CLASSIC_EMITTERS, QUICK_COMPILE_FLAGS, quick_compile_flags
 
     code = ("import os\nfrom attnlab.core import frameworks\nframeworks.adapter('jax').prepare()\n"
             "import jax.numpy as jnp\nassert float(jnp.ones(3).sum()) == 3.0\nprint(os.environ['XLA_FLAGS'])")
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=paths.ROOT)
     assert plain.returncode == 0, plain.stderr[-2000:]
-    assert plain.stdout.split() == list(QUICK_COMPILE_FLAGS)
+    assert plain.stdout.split() == list(quick_compile_flags())
+    assert quick_compile_flags() == (*QUICK_COMPILE_FLAGS, CLASSIC_EMITTERS)  # jax 0.10 here: the flag exists
     mine = "--xla_backend_optimization_level=2 --xla_cpu_enable_fast_math=false"
     chosen = subprocess.run([sys.executable, "-c", code], env={**env, "XLA_FLAGS": mine}, capture_output=True,
                             text=True, cwd=paths.ROOT)
     assert chosen.returncode == 0, chosen.stderr[-2000:]
-    assert chosen.stdout.split() == [*mine.split(), "--xla_llvm_disable_expensive_passes=true"]
+    assert chosen.stdout.split() == [*mine.split(), "--xla_llvm_disable_expensive_passes=true", CLASSIC_EMITTERS]

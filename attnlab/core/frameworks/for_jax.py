@@ -190,20 +190,34 @@ class JaxAdapter(Adapter):
             raise SubmissionError("backward_failed", exercise=exercise, problem=describe_exception(exc)) from exc
 
 
-# XLA's CPU compiler, told to spend less time optimising machine code: the checks' operations are small and
-# each is compiled once per shape, so compiling, not running, is what costs (with these, JAX's in-process tests
-# took 785 CPU s with an empty cache against 954 without; docs/jax.md). A few reductions of short vectors (a dot
-# product, a variance of 7 numbers) then differ from JAX's defaults in the last bit, far inside every tolerance;
-# checks here and grading runners compile alike, so a submission gets the same verdict in both
+# XLA's CPU compiler, told to spend less time on each program: the checks' operations are small and each is
+# compiled once per shape, so compiling, not running, is what costs. Less optimisation of machine code, and
+# (jaxlib 0.6 and later, where the flag exists: an unknown flag stops XLA) the classic emitters instead of the
+# MLIR fusion emitters. `attnlab status` on the attention reference with no cache: 48 CPU s with JAX's defaults,
+# 42 with the first two, 23 with all three (of which XLA compiling: 38, 32, 16 s; docs/jax.md).
+# Values differ from JAX's defaults by at most 4 units in the last place (tanh; a few sums and dot products),
+# far inside every tolerance; checks here and grading runners compile alike, so verdicts agree in both
 QUICK_COMPILE_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true")
+CLASSIC_EMITTERS = "--xla_cpu_use_fusion_emitters=false"  # jaxlib >= 0.6
+CLASSIC_EMITTERS_SINCE = (0, 6)
+
+
+def quick_compile_flags() -> tuple[str, ...]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = tuple(int(part) for part in version("jaxlib").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        release = (0, 0)
+    return (*QUICK_COMPILE_FLAGS, *([CLASSIC_EMITTERS] if release >= CLASSIC_EMITTERS_SINCE else []))
 
 
 def quick_compiles() -> None:
-    """QUICK_COMPILE_FLAGS added to XLA_FLAGS, but for a flag already set there. XLA reads XLA_FLAGS when JAX
+    """quick_compile_flags() added to XLA_FLAGS, but for a flag already set there. XLA reads XLA_FLAGS when JAX
     first computes (its backend starts): a process that already computed keeps what it had."""
     flags = os.environ.get("XLA_FLAGS", "").split()
     chosen = {flag.split("=")[0] for flag in flags}
-    os.environ["XLA_FLAGS"] = " ".join([*flags, *(f for f in QUICK_COMPILE_FLAGS if f.split("=")[0] not in chosen)])
+    os.environ["XLA_FLAGS"] = " ".join([*flags, *(f for f in quick_compile_flags() if f.split("=")[0] not in chosen)])
 
 
 def compilation_cache_dir() -> Path:
