@@ -43,7 +43,9 @@ def student(tmp_path_factory) -> tuple[Path, Path]:
     copy = shutil.copytree(handout, work / "student")
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet"]
+    # --no-compile: what is installed is the same, and Python writes the bytecode of what the tests import as
+    # it imports it (torch's and MindSpore's wheels, from pip's cache: 20 s here, against 47 s compiling all)
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile"]
     for step in ([*pip, TORCH_PIN], [*pip, *sorted(WHEELS.glob("mindspore-*.whl"))], [*pip, "-e", "."]):
         done = run(*step, cwd=copy)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
