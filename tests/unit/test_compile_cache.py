@@ -74,3 +74,14 @@ def test_a_runner_writes_only_a_cache_in_its_scratch_dir_and_reads_any_other(tmp
     shared = Path("/var/cache/attnlab/grading/jax-1/attention-abc")
     assert cache_as_seen(shared, scratch, "/tmp/scratch") == (str(shared), [str(shared)])
     assert cache_as_seen(None, scratch, "/tmp/scratch") == (None, [])
+
+
+def test_the_cache_is_per_xla_flags(monkeypatch):
+    """JAX's own keys hold the XLA flags: a cache sealed under the flags of another attnlab would only miss, so
+    it is not the one found."""
+    from attnlab.core.frameworks import for_jax
+
+    jax = frameworks.adapter("jax")
+    now = jax.compile_cache_key()
+    monkeypatch.setattr(for_jax, "quick_compile_flags", lambda: for_jax.QUICK_COMPILE_FLAGS)
+    assert jax.compile_cache_key() != now and jax.compile_cache_key().startswith(now.rsplit("-xla-", 1)[0])

@@ -73,13 +73,16 @@ class JaxAdapter(Adapter):
         return {"PJRT_NPROC": "1", "JAX_COMPILATION_CACHE_DIR": "", GRADING_CACHE_ENV: compile_cache or ""}
 
     def compile_cache_key(self) -> str | None:
-        """jax's and jaxlib's versions (JAX's own keys hold the computation, the flags and the platform)."""
+        """jax's and jaxlib's versions and the XLA flags runners compile with (JAX's own keys hold the
+        computation, the flags and the platform: a cache sealed under other flags would only ever miss)."""
+        import hashlib
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            return f"jax-{version('jax')}-jaxlib-{version('jaxlib')}"
+            versions = f"jax-{version('jax')}-jaxlib-{version('jaxlib')}"
         except PackageNotFoundError:
             return None
+        return f"{versions}-xla-{hashlib.sha256(' '.join(quick_compile_flags()).encode()).hexdigest()[:8]}"
 
     def __init__(self):
         self._guard = SwapGuard(("jax", "jaxlib"))
