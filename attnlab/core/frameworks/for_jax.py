@@ -24,6 +24,7 @@ flag; its CPU pools size themselves from PJRT_NPROC (the runner's environment se
 attnlab.grade.sandbox.launch) or else the CPUs it may run on.
 """
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -205,6 +206,7 @@ CLASSIC_EMITTERS = "--xla_cpu_use_fusion_emitters=false"  # jaxlib >= 0.6
 CLASSIC_EMITTERS_SINCE = (0, 6)
 
 
+@functools.cache  # prepare() runs before every call of check()'s function: jaxlib's metadata is read once
 def quick_compile_flags() -> tuple[str, ...]:
     from importlib.metadata import PackageNotFoundError, version
 
