@@ -1,10 +1,13 @@
 """pytester runs pytest itself in a subprocess: the plugin is tested as students run it.
 
 Every test, and every grade.py it starts, uses a course secret of the session's own (ATTNLAB_SECRET_FILE), never
-one in the checkout: grading without --seed stays reproducible within the run and writes nothing into the repo."""
+one in the checkout: grading without --seed stays reproducible within the run and writes nothing into the repo.
+
+The MindSpore venv's tests run beside the e2e tier instead of after it (tests/mindspore_venv.py)."""
 
 import os
 
+import mindspore_venv
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -20,3 +23,18 @@ def course_secret(tmp_path_factory):
         os.environ.pop("ATTNLAB_SECRET_FILE", None)
     else:
         os.environ["ATTNLAB_SECRET_FILE"] = previous
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected
+def pytest_collection_modifyitems(config, items):
+    mindspore_venv.put_last(items)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def mindspore_tests_early(request, tmp_path_factory):
+    """The MindSpore venv's tests, started with the first test where the e2e tier runs in one process, in the
+    idle scheduling class (tests/mindspore_venv.py says why)."""
+    run = mindspore_venv.start_early(request.session, tmp_path_factory.mktemp("mindspore-venv"))
+    yield
+    if run is not None:
+        run.stop()  # its test did not take it (deselected by a failure with -x, or interrupted)

@@ -6,16 +6,12 @@ the handout in a fresh venv) and fails if any fails or is skipped. Without .venv
 saying how to make it.
 """
 
-import os
 import re
-import subprocess
 
+import mindspore_venv
 import pytest
 
 from attnlab.core import frameworks, paths
-
-PYTHON = paths.ROOT / ".venv-mindspore" / "bin" / "python"
-SELECT = "mindspore and not test_mindspore_venv"
 
 
 @pytest.mark.parametrize("framework", ["numpy", "jax", "mindspore"])
@@ -28,15 +24,10 @@ def test_every_reference_answers_the_quizzes_as_the_course_does(framework):
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(not PYTHON.exists() or os.environ.get("ATTNLAB_SKIP_SYSTEM") == "1",
-                    reason=".venv-mindspore does not exist or ATTNLAB_SKIP_SYSTEM=1: scripts/venv-mindspore makes "
-                           "it (.ci/run does, unless ATTNLAB_SKIP_MINDSPORE=1)")
-def test_the_mindspore_tests_pass_in_venv_mindspore():
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_IMPL")}
-    # on two workers, whole modules each (loadfile: a module's class is graded and its fresh venv built once):
-    # the handout's install (about 70 s, one pip at a time) runs beside the in-process tests, not before them
-    proc = subprocess.run([str(PYTHON), "-m", "pytest", "-q", "-rs", "-n", "2", "--dist", "loadfile", "-k", SELECT,
-                           "tests"], cwd=paths.ROOT, env=env, capture_output=True, text=True, timeout=3600)
+@pytest.mark.skipif(mindspore_venv.skipped_why() is not None, reason=str(mindspore_venv.skipped_why()))
+def test_the_mindspore_tests_pass_in_venv_mindspore(tmp_path):
+    # started with the tier's first test where the tier runs in one process (tests/mindspore_venv.py)
+    proc = mindspore_venv.take(tmp_path / "inner").result()
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:]
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     passed = re.search(r"(\d+) passed", summary)
