@@ -6,7 +6,11 @@ the handout in a fresh venv) and fails if any fails or is skipped. Without .venv
 saying how to make it.
 """
 
+import os
 import re
+import subprocess
+import sys
+from types import SimpleNamespace
 
 import mindspore_venv
 import pytest
@@ -36,3 +40,18 @@ def test_the_mindspore_tests_pass_in_venv_mindspore(tmp_path):
     # skipped at collection is reported even though -k deselects everything in it
     skips = re.findall(r"^SKIPPED \[\d+\] (.*)$", proc.stdout, re.MULTILINE)
     assert all("could not import 'jax'" in reason for reason in skips), proc.stdout[-4000:]
+
+
+def test_the_early_run_gets_a_cpu_only_when_no_other_process_wants_one():
+    """What tests/mindspore_venv.py starts early runs in the idle class, and so does everything it starts."""
+    code = "import os, subprocess, sys; print(os.sched_getscheduler(0), subprocess.check_output([sys.executable, " \
+           "'-c', 'import os; print(os.sched_getscheduler(0))'], text=True).strip())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          preexec_fn=mindspore_venv._idle_class)
+    assert done.stdout.split() == [str(os.SCHED_IDLE)] * 2
+
+
+def test_the_venv_test_is_moved_to_the_end_and_the_rest_keep_their_order():
+    items = [SimpleNamespace(nodeid=n) for n in ("a", mindspore_venv.NODE, "b", "c")]
+    mindspore_venv.put_last(items)
+    assert [i.nodeid for i in items] == ["a", "b", "c", mindspore_venv.NODE]
