@@ -34,7 +34,6 @@ def pytest_collection_modifyitems(config, items):
 def mindspore_tests_early(request, tmp_path_factory):
     """The MindSpore venv's tests, started with the first test where the e2e tier runs in one process, in the
     idle scheduling class (tests/mindspore_venv.py says why)."""
-    run = mindspore_venv.start_early(request.session, tmp_path_factory.mktemp("mindspore-venv"))
+    mindspore_venv.start_early(request.session, tmp_path_factory)
     yield
-    if run is not None:
-        run.stop()  # its test did not take it (deselected by a failure with -x, or interrupted)
+    mindspore_venv.stop_untaken()

@@ -38,7 +38,6 @@ class InnerRun:
     def __init__(self, folder: Path, *, idle: bool):
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_IMPL")}
         folder.mkdir(parents=True, exist_ok=True)
-        self.idle = idle
         self.stdout, self.stderr = folder / "stdout", folder / "stderr"
         with open(self.stdout, "w") as out, open(self.stderr, "w") as err:
             self.proc = subprocess.Popen(
@@ -49,7 +48,7 @@ class InnerRun:
     def result(self) -> subprocess.CompletedProcess:
         try:
             self.proc.wait(timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
+        except BaseException:  # its time ran out, or the session was interrupted while its test waited
             self.stop()
             raise
         return subprocess.CompletedProcess(self.proc.args, self.proc.returncode,
@@ -84,16 +83,22 @@ def put_last(items: list[pytest.Item]) -> None:
 _early: InnerRun | None = None
 
 
-def start_early(session: pytest.Session, folder: Path) -> InnerRun | None:
+def start_early(session: pytest.Session, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Start the run now, in the idle class, if its test is selected among others and this is no xdist
     worker (each worker collects every test; only the one given it may run it)."""
     global _early
     nodes = [item.nodeid for item in session.items]
-    if (NODE not in nodes or len(nodes) == 1 or os.environ.get("PYTEST_XDIST_WORKER")
-            or session.config.option.collectonly or skipped_why()):
-        return None
-    _early = InnerRun(folder, idle=True)
-    return _early
+    if NODE in nodes and len(nodes) > 1 and not os.environ.get("PYTEST_XDIST_WORKER") and not skipped_why():
+        _early = InnerRun(tmp_path_factory.mktemp("mindspore-venv"), idle=True)
+
+
+def stop_untaken() -> None:
+    """At the session's end: stop an early run its test never took (deselected by a failure with -x, or an
+    interrupted session)."""
+    global _early
+    if _early is not None:
+        _early.stop()
+        _early = None
 
 
 def take(folder: Path) -> InnerRun:
