@@ -57,31 +57,3 @@ def pytest_collection_modifyitems(config, items):
         if getattr(item, "kind", None) == "case" and getattr(spec, "max_tensor_mb", None) is not None:
             item.add_marker(pytest.mark.slow)
 
-
-def pytest_xdist_make_scheduler(config, log):
-    """On pytest-xdist workers (README's `-n 2`), tests that share a parameter (a mutant of the corpus, a
-    framework's exercise) run in one worker, so that what one computes and caches (test_mutations evaluates
-    each mutant once for its several tests) serves the others; and each exercise's JAX tests run in one worker.
-    JAX compiles each operation per shape, and a worker keeps what it compiled and lowered in memory for the
-    tests after: spread over two workers, both paid for the same programs. The largest groups go first; other
-    tests are spread one by one, as xdist's `load` does. Only where xdist would use `load` (what `-n` alone
-    chooses); another `--dist` keeps xdist's own scheduling."""
-    if config.getvalue("dist") != "load":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    from attnlab.core import paths
-
-    exercises = {path.stem for path in paths.SPEC_DIR.glob("*.yaml")}
-
-    class SharedParameters(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            params = nodeid.partition("[")[2].rstrip("]")
-            if not params:
-                return nodeid
-            words = params.replace("-", "/").split("/")
-            if "jax" in words:
-                return "jax:" + next((w for w in words if w in exercises), params)
-            return f"{nodeid.partition('::')[0]}[{params}]"
-
-    return SharedParameters(config, log)

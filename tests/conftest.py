@@ -3,12 +3,16 @@
 Every test, and every grade.py it starts, uses a course secret of the session's own (ATTNLAB_SECRET_FILE), never
 one in the checkout: grading without --seed stays reproducible within the run and writes nothing into the repo.
 
-The MindSpore venv's tests run beside the e2e tier instead of after it (tests/mindspore_venv.py)."""
+The MindSpore venv's tests run beside the e2e tier instead of after it (tests/mindspore_venv.py). On
+pytest-xdist workers, tests that share what they compute run in the same worker (tests/xdist_groups.py)."""
 
 import os
 
 import mindspore_venv
 import pytest
+import xdist_groups
+
+from attnlab.core import paths
 
 pytest_plugins = ["pytester"]
 
@@ -28,6 +32,13 @@ def course_secret(tmp_path_factory):
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected
 def pytest_collection_modifyitems(config, items):
     mindspore_venv.put_last(items)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Only where xdist would use `load` (what `-n` alone chooses); another `--dist` keeps xdist's own."""
+    if config.getvalue("dist") == "load":
+        return xdist_groups.scheduler(config, log, paths.SPEC_DIR)
+    return None
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,0 +1,32 @@
+"""The groups pytest-xdist hands out whole (tests/xdist_groups.py), on the suite's own test ids."""
+
+import xdist_groups
+
+from attnlab.core import paths
+
+EXERCISES = {path.stem for path in paths.SPEC_DIR.glob("*.yaml")}
+MUTANTS = "tests/test_mutations.py::test_{}[{}]"
+
+
+def test_a_mutants_tests_are_one_group_and_two_mutants_two():
+    caught, diagnosed = (MUTANTS.format(t, "softmax/bug_no_max_shift") for t in ("bug_is_caught", "bug_is_diagnosed"))
+    other = MUTANTS.format("bug_is_caught", "softmax/bug_sum_over_wrong_dim")
+    assert xdist_groups.scope(caught, EXERCISES) == xdist_groups.scope(diagnosed, EXERCISES)
+    assert xdist_groups.scope(other, EXERCISES) != xdist_groups.scope(caught, EXERCISES)
+
+
+def test_an_exercises_jax_tests_are_one_group_across_files_and_mutants():
+    ids = ["tests/test_frameworks.py::test_reference_passes_every_check_that_applies[jax-flash_attention]",
+           MUTANTS.format("alternative_passes_every_check", "flash_attention/jax/alt_scan_padded_tiles"),
+           MUTANTS.format("bug_is_caught", "flash_attention/jax/bug_scan_whole_key_tiles")]
+    assert {xdist_groups.scope(i, EXERCISES) for i in ids} == {"jax:flash_attention"}
+    rope = MUTANTS.format("bug_is_caught", "rope/jax/bug_pairs_halves")
+    assert xdist_groups.scope(rope, EXERCISES) == "jax:rope"
+
+
+def test_the_same_parameter_in_two_files_and_unparametrised_tests_stay_apart():
+    one, two = "tests/a.py::test_x[torch]", "tests/b.py::test_x[torch]"
+    assert xdist_groups.scope(one, EXERCISES) != xdist_groups.scope(two, EXERCISES)
+    plain = "tests/unit/test_schema.py::test_schema_is_valid"
+    assert xdist_groups.scope(plain, EXERCISES) == plain
+    assert xdist_groups.scope("tests/a.py::test_y", EXERCISES) != xdist_groups.scope("tests/a.py::test_z", EXERCISES)
