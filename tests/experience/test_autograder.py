@@ -157,8 +157,8 @@ def test_run_autograder_stops_at_its_budget_and_keeps_what_finished(autograder_z
     spin = "    raise NotImplementedError(\"exercise simple_self_attention: implement run_simple_self_attention\")\n"
     submission_with(root, tmp_path, {STUB: SOFTMAX, spin: SPIN})
     started = time.monotonic()
-    results = run_autograder(root, ATTNLAB_TIME_BUDGET_S="25", ATTNLAB_EXERCISE_TIMEOUT_S="300")
-    assert time.monotonic() - started < 40
+    results = run_autograder(root, ATTNLAB_TIME_BUDGET_S="15", ATTNLAB_EXERCISE_TIMEOUT_S="300")
+    assert time.monotonic() - started < 15 + 15  # the budget, then the wrapper ending the run
     tests = {test["name"]: test for test in results["tests"]}
     assert len(tests) == 13 and results["score"] == 8.0
     assert tests["softmax"]["status"] == "passed" and tests["softmax"]["score"] == 8.0
@@ -167,7 +167,7 @@ def test_run_autograder_stops_at_its_budget_and_keeps_what_finished(autograder_z
 
 
 def test_grade_py_starts_no_exercise_after_its_budget(tmp_path):
-    """Every exercise computes forever and runs out its 2 s of CPU time; after 15 s no exercise starts
+    """Every exercise computes forever and runs out its 2 s of CPU time; after 10 s no exercise starts
     (grade.py's start counts: it is part of the run)."""
     package = tmp_path / "spinner"
     package.mkdir()
@@ -177,10 +177,10 @@ def test_grade_py_starts_no_exercise_after_its_budget(tmp_path):
             (package / source.name).write_text(text, encoding="utf-8")
     started = time.monotonic()
     done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(package), "--out", str(tmp_path / "out"),
-                           "--budget", "15", "--timeout", "2", "--gradescope"], capture_output=True, text=True,
+                           "--budget", "10", "--timeout", "2", "--gradescope"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert time.monotonic() - started < 15 + 16 + 10  # the budget, one exercise's backstop, the end
+    assert time.monotonic() - started < 10 + 16 + 10  # the budget, one exercise's backstop, the end
     exercises = json.loads((tmp_path / "out" / "spinner.json").read_text())["exercises"]
     statuses = [(e["status"], NOT_REACHED in e["feedback"]) for e in exercises if e["id"] != "quiz"]
     assert statuses[0] == ("timeout", False)  # graded: its CPU time ran out
