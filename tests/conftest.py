@@ -34,6 +34,7 @@ def pytest_collection_modifyitems(config, items):
     mindspore_venv.put_last(items)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: without xdist (dev extra, -p no:xdist) it is not called
 def pytest_xdist_make_scheduler(config, log):
     """Only where xdist would use `load` (what `-n` alone chooses); another `--dist` keeps xdist's own."""
     if config.getvalue("dist") == "load":

@@ -1,5 +1,9 @@
 """The groups pytest-xdist hands out whole (tests/xdist_groups.py), on the suite's own test ids."""
 
+import subprocess
+import sys
+
+import pytest
 import xdist_groups
 
 from attnlab.core import paths
@@ -30,3 +34,12 @@ def test_the_same_parameter_in_two_files_and_unparametrised_tests_stay_apart():
     plain = "tests/unit/test_schema.py::test_schema_is_valid"
     assert xdist_groups.scope(plain, EXERCISES) == plain
     assert xdist_groups.scope("tests/a.py::test_y", EXERCISES) != xdist_groups.scope("tests/a.py::test_z", EXERCISES)
+
+
+@pytest.mark.e2e  # starts pytest itself
+def test_the_suite_still_runs_without_pytest_xdist():
+    """The grouping hook is xdist's: without xdist (it is a dev extra) pytest must not reject it as unknown."""
+    one = "tests/unit/test_xdist_groups.py::test_a_mutants_tests_are_one_group_and_two_mutants_two"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", one],
+                          cwd=paths.ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
