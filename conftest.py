@@ -56,4 +56,3 @@ def pytest_collection_modifyitems(config, items):
         spec = getattr(item, "spec", None)
         if getattr(item, "kind", None) == "case" and getattr(spec, "max_tensor_mb", None) is not None:
             item.add_marker(pytest.mark.slow)
-

@@ -13,6 +13,11 @@ and 605 CPU s with `load`, 296 s and 568 CPU s grouped."""
 from pathlib import Path
 
 
+def exercise_ids(spec_dir: Path) -> set[str]:
+    """The names a JAX test's parameter may hold an exercise by: spec_dir's file stems."""
+    return {path.stem for path in spec_dir.glob("*.yaml")}
+
+
 def scope(nodeid: str, exercises: set[str]) -> str:
     """The group of the test `nodeid`: 'jax:<exercise>' for a JAX test, '<file>[<parameter>]' for another
     parametrised test, the nodeid itself for the rest."""
@@ -29,7 +34,7 @@ def scheduler(config, log, spec_dir: Path):
     """xdist's loadscope scheduling with scope() as its groups."""
     from xdist.scheduler import LoadScopeScheduling
 
-    exercises = {path.stem for path in spec_dir.glob("*.yaml")}
+    exercises = exercise_ids(spec_dir)
 
     class SharedParameters(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

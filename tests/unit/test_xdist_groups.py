@@ -8,7 +8,7 @@ import xdist_groups
 
 from attnlab.core import paths
 
-EXERCISES = {path.stem for path in paths.SPEC_DIR.glob("*.yaml")}
+EXERCISES = xdist_groups.exercise_ids(paths.SPEC_DIR)
 MUTANTS = "tests/test_mutations.py::test_{}[{}]"
 
 
