@@ -44,14 +44,29 @@ def state_dir() -> Path:
 
 
 def _try_lock(path: Path) -> int | None:
-    """An fd holding an exclusive flock on `path` (made if missing), or None while another process holds it."""
+    """An fd holding an exclusive flock on `path` (made if missing), or None while another process holds it.
+    Also None where another process removed `path` between our open and our lock (a sweep finding the new
+    file unlocked for that instant): a lock on a file no longer named `path` protects nothing."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
         return None
+    if not _named(fd, path):
+        os.close(fd)
+        return None
     return fd
+
+
+def _named(fd: int, path: Path) -> bool:
+    """Whether `path` is still the file open as `fd`."""
+    try:
+        named = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def current() -> str:
@@ -59,11 +74,14 @@ def current() -> str:
     for name in _held:
         if RUN_ID.fullmatch(name):
             return name
-    name = f"run-{os.getpid()}-{secrets.token_hex(4)}"
-    path = state_dir() / f"{name}.lock"
-    fd = _try_lock(path)
-    if fd is None:
-        raise RuntimeError(f"cannot lock {path}")
+    for _ in range(100):  # a fresh name is free: None only where a sweep removed the new file meanwhile
+        name = f"run-{os.getpid()}-{secrets.token_hex(4)}"
+        path = state_dir() / f"{name}.lock"
+        fd = _try_lock(path)
+        if fd is not None:
+            break
+    else:
+        raise RuntimeError(f"cannot lock a run id in {state_dir()}")
     _held[name] = fd
     atexit.register(path.unlink, missing_ok=True)  # what still names the run is then known to be stale
     return name
@@ -87,10 +105,17 @@ def alive(run_id: str) -> bool:
 
 
 def mark(directory: Path) -> None:
-    """Record this run as the owner of `directory` (a scratch directory), for the sweep of a later run."""
-    fd = os.open(directory / MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(current())
+    """Record this run as the owner of `directory` (a scratch directory), for the sweep of a later run. The
+    marker appears whole (written aside, then linked in): a concurrent sweep never reads it half-written."""
+    run = current()
+    aside = directory / f"{MARKER}.{secrets.token_hex(4)}"
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(run)
+        os.link(aside, directory / MARKER)  # FileExistsError where it was marked already
+    finally:
+        aside.unlink(missing_ok=True)
 
 
 def _has_account(uid: int) -> bool:
@@ -170,7 +195,7 @@ def _sweep_scratch() -> None:
                 if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
                     continue
                 owner = (Path(entry.path) / MARKER).read_text().strip()
-                if not alive(owner):
+                if RUN_ID.fullmatch(owner) and not alive(owner):  # only what a run that is gone made
                     remove_tree(Path(entry.path))
 
 
