@@ -44,20 +44,27 @@ def _seccomp_bindings() -> bool:
     return subprocess.run([SYSTEM_PYTHON, "-c", "import seccomp"], capture_output=True, check=False).returncode == 0
 
 
+def without(*capabilities: str, simulating: str, needs: str = "capsh (libcap2-bin)") -> list[str]:
+    """The command prefix of a root process without `capabilities`; skips the calling test where capsh cannot
+    be used here (`simulating` and what it `needs`: the reason)."""
+    if os.environ.get("ATTNLAB_SKIP_SYSTEM") == "1":
+        pytest.skip(f"ATTNLAB_SKIP_SYSTEM=1: simulating {simulating} needs {needs}")
+    if os.geteuid() != 0:
+        pytest.skip(f"simulating {simulating} needs root (it takes capabilities away from a root process)")
+    if shutil.which("capsh") is None:
+        pytest.skip(f"simulating {simulating} needs capsh: apt-get install libcap2-bin")
+    return capsh_prefix(*capabilities)
+
+
 def prefix(name: str) -> list[str]:
     """The command prefix that simulates `name`; skips the calling test where that cannot be done here."""
     if name == "here":
         return []
-    if os.environ.get("ATTNLAB_SKIP_SYSTEM") == "1":
-        pytest.skip(f"ATTNLAB_SKIP_SYSTEM=1: simulating {name} needs capsh (libcap2-bin) and python3-seccomp")
-    if os.geteuid() != 0:
-        pytest.skip(f"simulating {name} needs root (it takes capabilities away from a root process)")
-    if shutil.which("capsh") is None:
-        pytest.skip(f"simulating {name} needs capsh: apt-get install libcap2-bin")
     if name == "no-sys-admin":
-        return capsh_prefix("cap_sys_admin")
+        return without("cap_sys_admin", simulating=name)
     if name == "no-setuid":
-        return capsh_prefix("cap_sys_admin", "cap_setuid", "cap_setgid")
+        return without("cap_sys_admin", "cap_setuid", "cap_setgid", simulating=name)
+    without(simulating=name, needs="capsh (libcap2-bin) and python3-seccomp")  # the same conditions, then its own
     if not _seccomp_bindings():
         pytest.skip(f"simulating {name} needs libseccomp's Python bindings for {SYSTEM_PYTHON}: "
                     "apt-get install python3-seccomp")

@@ -53,12 +53,26 @@ def _copy_dir(source: Path, target: Path, *, budget: list[int]) -> None:
 
 
 def remove_tree(path: Path) -> None:
-    """rm -rf, also through dirs the submission made unreadable (chmod 000) when not root."""
+    """rm -rf, also through dirs the submission made unreadable (chmod 000) when not root, and quietly where
+    another process removes part of it first (two runs starting at once sweep the same dead run's dirs).
+    Nothing above `path` is ever changed: its parent is /tmp, shared with every user of the machine."""
+    top = os.path.abspath(path)
+    retried: set[str] = set()
 
-    def retry(func, failed, _exc_info):
-        os.chmod(os.path.dirname(failed), 0o700)
+    def retry(func, failed, exc_info):
+        if isinstance(exc_info[1], FileNotFoundError):
+            return  # removed meanwhile
+        failed = os.path.abspath(failed)
+        if failed in retried:  # made accessible once already: this failure is not about modes
+            raise exc_info[1]
+        retried.add(failed)
+        if failed != top:
+            os.chmod(os.path.dirname(failed), 0o700)
         if os.path.isdir(failed) and not os.path.islink(failed):
             os.chmod(failed, 0o700)
+            if func in (os.open, os.scandir):  # a dir it could not enter (os.open wants flags): now it can
+                shutil.rmtree(failed, onerror=retry)
+                return
         func(failed)
 
     if path.exists():
