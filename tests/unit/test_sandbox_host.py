@@ -73,6 +73,74 @@ def test_a_dead_runs_scratch_dir_is_swept_and_a_live_runs_is_not(tmp_path):
             remove_tree(d)
 
 
+RACING_RUN = """
+import sys, tempfile
+from pathlib import Path
+from attnlab.grade.sandbox import runs
+lost = 0
+for _ in range(20):
+    runs.sweep()
+    made = Path(tempfile.mkdtemp(prefix=sys.argv[1]))
+    try:
+        runs.mark(made)
+    except FileNotFoundError:  # swept before it was even marked
+        lost += 1
+        continue
+    runs.sweep()
+    lost += not made.exists()
+print(lost)
+"""
+
+
+def test_a_live_runs_scratch_dirs_survive_runs_that_start_and_sweep_meanwhile(tmp_path):
+    """Runs starting together (grade.py under several simulations, Slurm shards on one node) each sweep while
+    the others are making their run lock and marking their scratch dirs: neither a marker read half-written nor
+    a lock file seen between its creation and its locking may make a live run look gone. Four at a time, 20
+    fresh runs in all, each marking 20 dirs; before the fix about 1 dir in 90 was swept from under its run."""
+    prefix = f"attnlab-unit-race-{tmp_path.name}-"
+    shared = os.stat(tempfile.gettempdir()).st_mode  # two sweeps removing one dir once made /tmp 0700
+    lost = 0
+    try:
+        for _ in range(5):
+            racing = [subprocess.Popen([sys.executable, "-c", RACING_RUN, prefix], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True) for _ in range(4)]
+            for run in racing:
+                out, err = run.communicate(timeout=60)
+                assert run.returncode == 0, err
+                lost += int(out)
+    finally:
+        for made in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+            remove_tree(made)
+    assert lost == 0 and os.stat(tempfile.gettempdir()).st_mode == shared
+
+
+UNREADABLE_TREE = """
+import sys
+from pathlib import Path
+from attnlab.grade.sandbox.scratch import remove_tree
+top = Path(sys.argv[1]) / "scratch"
+(top / "pkg" / "hidden").mkdir(parents=True)
+(top / "pkg" / "hidden" / "a.py").write_text("x")
+(top / "pkg" / "b.py").write_text("y")
+(top / "pkg" / "hidden").chmod(0)
+(top / "pkg").chmod(0o300)  # writable, not listable
+top.chmod(0)
+parent = top.parent.stat().st_mode
+remove_tree(top)
+print(top.exists(), top.parent.stat().st_mode == parent)  # nothing above the tree changed
+"""
+
+
+def test_remove_tree_goes_through_dirs_a_submission_made_unreadable(tmp_path):
+    """A judge that is not root removes a scratch dir whose submission made its dirs unreadable. Simulated as
+    root without the capabilities that let root ignore permissions (it stays the owner, so it may chmod)."""
+    as_user = simulations.without("cap_dac_override", "cap_dac_read_search", simulating="a judge that is not root") \
+        if os.geteuid() == 0 else []
+    done = subprocess.run([*as_user, sys.executable, "-c", UNREADABLE_TREE, str(tmp_path)], capture_output=True,
+                          text=True, cwd=Path(__file__).parents[2], timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["False", "True"], done.stderr
+
+
 def test_modes_are_put_back_by_the_last_run_that_needed_them_or_by_the_sweep(tmp_path):
     secret, way = tmp_path / "secret", tmp_path / "closed" / "open"
     secret.mkdir(mode=0o755)
