@@ -89,3 +89,22 @@ def test_comparisons_check_shape_and_dtype_before_reading_values():
     assert excess(torch.zeros(3, 1), expected, tol) == float("inf")
     assert not matches(torch.zeros(3, 1), expected, tol)
     assert compare(torch.zeros(3, 4), expected, tol) is None
+
+
+def test_a_scratch_dir_that_vanishes_is_that_submissions_internal_error_not_the_class(tmp_path, monkeypatch):
+    """The judge's own failure before any exercise (here its scratch dir removed under it, as a sweep racing a
+    concurrent grade.py once did) fails that submission with the traceback kept: grade_submission returns."""
+    from attnlab.core import config
+    from attnlab.grade.batch.submissions import Submission
+    from attnlab.grade.judge import judge
+    from attnlab.grade.sandbox.scratch import remove_tree
+
+    monkeypatch.setattr(judge.runs, "mark", lambda directory: remove_tree(directory))
+    run = config.resolve(assignment="attention", framework="torch", lang="en")
+    options = judge.JudgeOptions(run=run, hidden_paths=())
+    result = judge.grade_submission(Submission(name="vanished", source=paths.template_dir(frameworks.default())),
+                                    options)
+    coded = [e for e in result.exercises if e.id in {x.id for x in run.course.exercises}]
+    assert len(coded) == len(run.course.exercises) and result.score == 0
+    assert {e.status for e in coded} == {Status.INTERNAL_ERROR}
+    assert "FileNotFoundError" in coded[0].checks[0].internal

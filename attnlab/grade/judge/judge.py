@@ -152,22 +152,24 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
     course, lang = opts.run.course, opts.run.lang
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-") as work:
-        work_dir = Path(work)
-        runs.mark(work_dir)  # a later run removes it if this one is killed (runs.sweep)
-        # runner uids may enter (to reach their own scratch dir below) but not list it; the upload
-        # copy inside is the judge's alone (prepare)
-        work_dir.chmod(0o711)
-        not_graded = None
-        try:
-            package = prepare(submission, work_dir, package_markers(course))
-            exercises = exercise_results(package, submission.name, opts, work_dir, progress)
-        except BadSubmission as problem:
-            not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
-            exercises = failed_everywhere(course, Status.ERROR, not_graded)
-        except Exception as exc:  # the judge's own fault: this submission says so, the class goes on
-            exercises = _internal_everywhere(course, exc, lang)
-        notebook = notebooks.summary(work_dir, lang)
+    not_graded = notebook = None
+    try:  # the judge's own faults, its scratch dir's among them: this submission says so, the class goes on
+        # a scratch dir that cannot be removed afterwards is the next run's to sweep, not a lost grade
+        with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-", ignore_cleanup_errors=True) as work:
+            work_dir = Path(work)
+            runs.mark(work_dir)  # a later run removes it if this one is killed (runs.sweep)
+            # runner uids may enter (to reach their own scratch dir below) but not list it; the upload
+            # copy inside is the judge's alone (prepare)
+            work_dir.chmod(0o711)
+            try:
+                package = prepare(submission, work_dir, package_markers(course))
+                exercises = exercise_results(package, submission.name, opts, work_dir, progress)
+            except BadSubmission as problem:
+                not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
+                exercises = failed_everywhere(course, Status.ERROR, not_graded)
+            notebook = notebooks.summary(work_dir, lang)
+    except Exception as exc:
+        exercises = _internal_everywhere(course, exc, lang)
     exercises = [*exercises, *not_applicable_results(course, lang)]  # listed, worth nothing either way
     return SubmissionResult(
         submission=submission.name, score=round(sum(e.score for e in exercises), 4),
