@@ -122,3 +122,23 @@ def test_what_a_runner_with_a_host_uid_can_do(level, make_submission, tmp_path):
     # afterwards: nothing of the runner uid runs or stays in /tmp, and every mode is back
     assert procs.processes_of(uid) == [] and not Path(f"/tmp/attnlab-probe-{token}").exists()
     assert stat.S_IMODE(paths.REFERENCE_DIR.stat().st_mode) & 0o005 and stat.S_IMODE(out.stat().st_mode) & 0o005
+
+
+def test_a_private_tmpdir_still_holds_the_runners_scratch_dirs(tmp_path):
+    """TMPDIR set to a directory of mode 0700 (a batch system's per-job one): runners with a host uid can still
+    enter their scratch dirs there, so the reference keeps full marks; the modes are put back afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("the root-dropped levels need root")
+    private = tmp_path / "private-tmp"
+    private.mkdir(mode=0o700)
+    on_the_way = [private, *(p for p in private.parents if not p.stat().st_mode & 0o001)]
+    modes = {p: stat.S_IMODE(p.stat().st_mode) for p in on_the_way}
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), str(paths.REFERENCE_DIR), "--out", str(out),
+                           "--isolation", Isolation.ROOT_FILE_MODES.value, "--seed", SEED, "--jobs", "1"],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(private)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads((out / "reference.json").read_text())
+    assert result["score"] == result["max_score"], [(e["id"], e["feedback"][:200]) for e in result["exercises"]
+                                                    if e["score"] < e["max_score"]]
+    assert {p: stat.S_IMODE(p.stat().st_mode) for p in on_the_way} == modes

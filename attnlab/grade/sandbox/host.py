@@ -5,6 +5,7 @@ interpreter are set (modes.py) and put back at the end.
 """
 
 import contextlib
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +46,7 @@ def prepared(level: Isolation, *, hidden: list[Path], workers: int,
         return
     try:
         modes.reach([*launch.reachable_paths(), *(str(p) for p in reach)])
+        modes.enter([tempfile.gettempdir()])  # where the scratch dirs are (judge.grade_submission)
         modes.hide(hidden)
         yield uids
     finally:

@@ -99,6 +99,16 @@ def reach(paths: list[str]) -> None:
                 _change(directory, path, _listed, runs.current())
 
 
+def enter(paths: list[str]) -> None:
+    """Until this run ends, any user may enter (not list) each of `paths` and the directories leading to it: a
+    private temporary directory (TMPDIR=... of mode 0700) holding the runners' scratch directories."""
+    with _registry() as directory:
+        for path in map(Path, paths):
+            for step in [*reversed(path.parents), path]:
+                if os.path.isdir(step) and not os.stat(step).st_mode & 0o001:
+                    _change(directory, step, _entered, runs.current())
+
+
 def release(run_id: str | None) -> None:
     """`run_id` no longer needs its changes (None: only forget dead runs); a mode no live run needs any more
     is put back as it was."""
