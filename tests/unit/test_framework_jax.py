@@ -26,6 +26,7 @@ SDPA_BANS = COURSE.find("scaled_dot_product_attention").forbidden
 X = torch.randn(2, 5, dtype=torch.float32)
 
 
+@pytest.mark.slow  # a fresh interpreter importing JAX: 2-5 s
 def test_importing_the_adapter_and_checking_a_torch_call_do_not_import_jax():
     """JAX costs a second of import and its memory: a torch process (a student's pytest, the judge) never
     pays for it, not even through jaxtyping, which imports JAX on its first jaxtyped() where installed."""
@@ -190,6 +191,7 @@ def test_every_jax_name_in_the_specs_resolves():
         assert callable(resolve(name)), name
 
 
+@pytest.mark.slow  # a fresh interpreter importing JAX: 2-5 s
 def test_lowerings_share_one_mlir_context_and_lower_the_same_module():
     """jax_lowering.share_ir_context (applied by the adapter's prepare): two different operations lower into
     the same MLIR context, and a module lowers to the same text as in a context of its own."""
@@ -211,6 +213,7 @@ def test_lowerings_share_one_mlir_context_and_lower_the_same_module():
     assert proc.returncode == 0 and "shared" in proc.stdout, proc.stderr[-3000:]
 
 
+@pytest.mark.slow  # a fresh interpreter importing JAX: 2-5 s
 def test_xla_compiles_quickly_unless_the_user_set_the_same_flag():
     """The quick-compile flags are added to XLA_FLAGS before JAX first computes, in a fresh process as in a
     runner; a flag the user set keeps the user's value, and any other flag of theirs stays."""

@@ -51,7 +51,8 @@ def test_einops_and_einx_solutions_get_full_marks(tmp_path):
     assert result.status == Status.PASSED, result.feedback
 
 
-@pytest.mark.parametrize("package_name", ["matplotlib", "no_such_package_anywhere"])
+@pytest.mark.parametrize("package_name", [pytest.param("matplotlib", marks=pytest.mark.slow),  # its import: 1 s
+                                          "no_such_package_anywhere"])
 def test_a_package_the_course_does_not_list_is_one_plain_message(tmp_path, package_name):
     source = EINOPS_SDPA.replace("import einx\n", f"import einx\nimport {package_name}\n")
     result = grade(package_with(tmp_path, source), "scaled_dot_product_attention")

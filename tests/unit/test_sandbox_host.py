@@ -92,6 +92,7 @@ print(lost)
 """
 
 
+@pytest.mark.slow  # 20 fresh interpreters: 2 s
 def test_a_live_runs_scratch_dirs_survive_runs_that_start_and_sweep_meanwhile(tmp_path):
     """Runs starting together (grade.py under several simulations, Slurm shards on one node) each sweep while
     the others are making their run lock and marking their scratch dirs: neither a marker read half-written nor
