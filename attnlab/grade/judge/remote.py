@@ -7,6 +7,7 @@ starts a new one. Starting does not count against the exercise budget (the impor
 failed import fails every later call at once.
 """
 
+import functools
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -71,7 +72,7 @@ class RemoteImpl:
         self.libraries = tuple(libraries)  # the course's libraries (the framework's own come with its adapter)
         self.isolation = isolation_level(limits.isolation)
         self.submission_dir = Path(submission_dir).resolve()
-        self.hidden_paths = [Path(p).resolve() for p in hidden_paths]
+        self.hidden_paths = list(_resolved(tuple(map(str, hidden_paths))))
         self.scratch_root = Path(scratch_root).resolve()
         # rlimits-only: the runner could write the judge's files, the cache among them
         self.compile_cache = compile_cache if self.isolation is not Isolation.RLIMITS_ONLY else None
@@ -375,6 +376,14 @@ class RemoteImpl:
     def _violation(self, exercise: str, exc: Exception) -> SubmissionError:
         self.close()
         return SubmissionError("grade.protocol", exercise=exercise, detail=str(exc))
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(paths: tuple[str, ...]) -> tuple[Path, ...]:
+    """`paths` resolved, once per list: a grading run hands every submission's RemoteImpl the same list, every
+    submission's source among them, and resolving it anew cost each submission time in proportion to the class
+    (9.7 ms of realpath for a class of 200). The judge's list is resolved already (judge.hidden_paths_for)."""
+    return tuple(Path(p).resolve() for p in paths)
 
 
 def _signal_name(number: int) -> str:
