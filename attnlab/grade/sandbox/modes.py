@@ -88,13 +88,18 @@ def hide(paths: list[Path]) -> None:
                 _change(directory, Path(path), _hidden, runs.current())
 
 
+def _enterable(directory: Path, steps) -> None:
+    """Each of the directories `steps` that other users cannot enter gets x for them."""
+    for step in steps:
+        if not os.stat(step).st_mode & 0o001:
+            _change(directory, step, _entered, runs.current())
+
+
 def reach(paths: list[str]) -> None:
     """Until this run ends, any user may enter the directories leading to each of `paths`, and list those."""
     with _registry() as directory:
         for path in map(Path, paths):
-            for parent in reversed(path.parents):
-                if not os.stat(parent).st_mode & 0o001:
-                    _change(directory, parent, _entered, runs.current())
+            _enterable(directory, reversed(path.parents))
             if os.path.isdir(path):
                 _change(directory, path, _listed, runs.current())
 
@@ -104,9 +109,7 @@ def enter(paths: list[str]) -> None:
     private temporary directory (TMPDIR=... of mode 0700) holding the runners' scratch directories."""
     with _registry() as directory:
         for path in map(Path, paths):
-            for step in [*reversed(path.parents), path]:
-                if os.path.isdir(step) and not os.stat(step).st_mode & 0o001:
-                    _change(directory, step, _entered, runs.current())
+            _enterable(directory, [step for step in (*reversed(path.parents), path) if os.path.isdir(step)])
 
 
 def release(run_id: str | None) -> None:
