@@ -12,7 +12,9 @@ ratio to torch is the median of the rounds' ratios (it sits near the target, and
 between rounds); JAX 1 and 3, once (a pair takes a minute), against torch's median. JAX first fills
 its compilation cache from the reference (timed apart: once per course secret and version), so its
 marginal cost is that of a submission graded with the cache. torch's is set beside a fresh
-interpreter's `import torch` (the floor of grading each submission in a new process). --suite: the fast tier
+interpreter's `import torch` (the floor of grading each submission in a new process). torch is also graded
+at grade.py's default --jobs (one worker per CPU: what an instructor gets), printed beside the targets; the
+targets are --jobs 1's, one submission's cost against one fresh interpreter's. --suite: the fast tier
 (pytest -m "not e2e and not slow") and its CPU seconds. The load average is printed before and after: the
 machine may be shared, and ratios measured in one run are what to compare; so is a fixed Python loop's time,
 before and after, which shows the host's contention that the load average misses. Prints; judges nothing.
@@ -58,12 +60,15 @@ def copies(source: Path, count: int, where: Path) -> list[Path]:
     return made
 
 
-def grade(python: str, framework: str, count: int, work: Path, env: dict[str, str]) -> tuple[float, float]:
+def grade(python: str, framework: str, count: int, work: Path, env: dict[str, str],
+          jobs: int | None = 1) -> tuple[float, float]:
+    """jobs: grade.py's --jobs (None: its default, one per CPU)."""
     source = ROOT / "reference" / ("" if framework == "torch" else framework)
-    batch = work / f"{framework}-{count}"
+    batch = work / f"{framework}-{count}-{jobs or 'default'}"
     subs = copies(source, count, batch)
     wall, cpu, done = timed([python, "grade.py", *map(str, subs), "--framework", framework, "--assignment",
-                             "attention", "--seed", SEED, "--jobs", "1", "--out", str(batch / "out")], env)
+                             "attention", "--seed", SEED, *(["--jobs", str(jobs)] if jobs else []),
+                             "--out", str(batch / "out")], env)
     if done.returncode != 0:
         sys.exit(f"grade.py failed for {framework}:\n{done.stderr[-3000:]}")
     scores = [json.loads((batch / "out" / f"{s.name}.json").read_text())["score"] for s in subs]
@@ -74,21 +79,22 @@ def grade(python: str, framework: str, count: int, work: Path, env: dict[str, st
     return wall, cpu
 
 
-def pair(python: str, framework: str, first: int, extra: int, where: Path, env: dict[str, str]) -> dict:
+def pair(python: str, framework: str, first: int, extra: int, where: Path, env: dict[str, str],
+         jobs: int | None = 1) -> dict:
     """K and K + extra copies graded: the per-copy difference in wall and CPU seconds."""
-    (wall_a, cpu_a), (wall_b, cpu_b) = (grade(python, framework, first, where, env),
-                                        grade(python, framework, first + extra, where, env))
+    (wall_a, cpu_a), (wall_b, cpu_b) = (grade(python, framework, first, where, env, jobs),
+                                        grade(python, framework, first + extra, where, env, jobs))
     return {"wall_s": (wall_b - wall_a) / extra, "cpu_s": (cpu_b - cpu_a) / extra,
             "runs": f"{first}: {wall_a:.1f} s / {cpu_a:.1f} CPU s, {first + extra}: {wall_b:.1f} s / {cpu_b:.1f} CPU s"}
 
 
-def summary(framework: str, pairs: list[dict]) -> dict:
+def summary(framework: str, pairs: list[dict], how: str = "") -> dict:
     """The pair with the median wall-time difference (torch's is tenths of a second against grade.py's start
     of seconds), printed."""
     found = dict(sorted(pairs, key=lambda p: p["wall_s"])[len(pairs) // 2])
     if len(pairs) > 1:
         found["runs"] += f"; the median of {len(pairs)} pairs by wall time"
-    print(f"  {framework:<10} marginal {found['wall_s']:6.2f} s wall, {found['cpu_s']:6.2f} CPU s per submission "
+    print(f"  {framework:<10} {how}marginal {found['wall_s']:6.2f} s wall, {found['cpu_s']:6.2f} CPU s per submission "
           f"({found['runs']})", flush=True)
     return found
 
@@ -156,11 +162,12 @@ def main() -> int:
         # torch's and MindSpore's pairs in turn, round by round, so that each MindSpore/torch ratio compares
         # two measurements minutes apart: this machine's speed drifts by a fifth over an hour
         rounds = max(args.repeat, args.mindspore_repeat if args.mindspore else 0)
-        torch_pairs, mindspore_pairs = [], []
+        torch_pairs, mindspore_pairs, default_pairs = [], [], []
         for round_ in range(rounds):
             where = work / f"round{round_}"
             if round_ < args.repeat:
                 torch_pairs.append(pair(sys.executable, "torch", args.first, args.extra, where, env))
+                default_pairs.append(pair(sys.executable, "torch", args.first, args.extra, where, env, jobs=None))
             if args.mindspore and round_ < args.mindspore_repeat:
                 mindspore_pairs.append(pair(args.mindspore, "mindspore", args.first, args.mindspore_extra, where,
                                             env))
@@ -170,6 +177,11 @@ def main() -> int:
         figures["torch: fresh import / marginal"] = floor / torch["wall_s"]
         print(f"  a fresh `import torch`: {floor:.2f} s; torch: {1 / torch['wall_s']:.1f} submissions/s, "
               f"{floor / torch['wall_s']:.1f}x the fresh-interpreter floor", flush=True)
+        # what an instructor running grade.py as it comes gets: one worker per CPU (not a target of its own:
+        # the targets above are --jobs 1's, one submission's cost against one fresh interpreter's)
+        spread = summary("torch", default_pairs, f"--jobs {os.cpu_count()} (the default) ")
+        print(f"  torch at grade.py's default --jobs {os.cpu_count()}: {1 / spread['wall_s']:.1f} submissions/s, "
+              f"{spread['cpu_s'] / torch['cpu_s']:.2f}x the CPU per copy of --jobs 1", flush=True)
         if args.mindspore:
             summary("mindspore", mindspore_pairs)
             ratios = [m["cpu_s"] / t["cpu_s"] for m, t in zip(mindspore_pairs, torch_pairs)]
