@@ -43,6 +43,12 @@ def resolve(dotted: str) -> object:
     raise ValueError(f"cannot resolve forbidden call {dotted!r}")
 
 
+def operator_packets(names) -> tuple[str, ...]:
+    """The ATen operator packets among forbidden-call names ("aten._softmax" -> "_softmax"), sorted: the
+    operators a guard puts tripwires on (attnlab.core.tripwires.install)."""
+    return tuple(sorted({name.removeprefix("aten.") for name in names if name.startswith("aten.")}))
+
+
 MEMO_SIZE = 4096  # functions remembered per set of names: torch's API is smaller; code making its own is not
 
 
@@ -115,7 +121,7 @@ def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str], d
     ops: dict[str, str] = {}
     for name in names:
         if name.startswith("aten."):
-            ops[name.removeprefix("aten.")] = name
+            ops[operator_packets([name])[0]] = name
         else:
             functions[resolve(name)] = name
     return functions, ops, {}, {}

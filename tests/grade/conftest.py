@@ -45,12 +45,13 @@ def remote(tmp_path):
     """A factory of RemoteImpls hiding the repo's reference/, spec/, fixtures/; all closed at teardown."""
     made = []
 
-    def make(package: Path, limits: Limits = FAST, hidden: list[Path] = (), framework: str = "torch") -> RemoteImpl:
+    def make(package: Path, limits: Limits = FAST, hidden: list[Path] = (), framework: str = "torch",
+             tripwires: tuple[str, ...] = ()) -> RemoteImpl:
         scratch_root = tmp_path / "scratch"
         scratch_root.mkdir(exist_ok=True)
         hidden_paths = [REPO / "reference", REPO / "spec", REPO / "fixtures", *hidden]
         impl = RemoteImpl(package, name=package.name, limits=limits, adapter=frameworks.adapter(framework),
-                          hidden_paths=hidden_paths, scratch_root=scratch_root)
+                          hidden_paths=hidden_paths, scratch_root=scratch_root, tripwires=tripwires)
         made.append(impl)
         return impl
 

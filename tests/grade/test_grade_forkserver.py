@@ -16,7 +16,7 @@ import torch
 
 from attnlab.core import frameworks
 from attnlab.core.config import Limits
-from attnlab.core.outcomes import SubmissionError
+from attnlab.core.outcomes import ForbiddenCall, SubmissionError
 from attnlab.grade.protocol.channel import decode_tensors, read_frame, write_frame
 from attnlab.grade.sandbox import forkserver, pipes, procs
 from attnlab.grade.sandbox.launch import ForkedRunner, RunnerProcess, runner_server
@@ -44,6 +44,12 @@ def run_state(x):
     server = int(x.item())
     return torch.tensor([os.getpid(), float(os.path.exists(f"/proc/{server}")), float("reference" in sys.modules),
                          torch.get_num_threads()])
+
+def run_wired(x):
+    return torch.tensor(sorted(sys.modules["attnlab.core.tripwires"]._wired) == ["_log_softmax", "_softmax"])
+
+def run_log_softmax(x):
+    return torch.log_softmax(x, dim=-1)
 
 def run_sleep(x):
     time.sleep(1000)
@@ -129,6 +135,22 @@ def test_as_root_the_runner_is_forked_straight_into_its_pid_namespace(probe, rem
     pid_inside = int(call(impl, "run_state", torch.tensor(float(server_pid())))[0])
     assert impl._runner.pid == impl._runner.init_pid and pid_inside == 1
     assert procs.read_stat(impl._runner.pid).ppid == server_pid()
+
+
+def test_runners_start_with_the_tripwires_the_judge_names(probe, remote):
+    """The forkserver wires the banned operators a spawn names before it forks (Server.prewire): the runner
+    has them from the start, a banned operator reached in C++ is still caught, and the server stays one
+    thread."""
+    package, _ = probe
+    forkserver.shutdown()  # a new server: nothing wired in it yet
+    impl = remote(package, tripwires=("_softmax", "_log_softmax"))
+    assert call(impl, "run_wired").item()
+    [got] = impl.call_many(exercise="probe", module="probe", function="run_log_softmax",
+                           calls=[{"x": torch.zeros(2, 3)}], forbidden_calls=("aten._log_softmax",))
+    assert isinstance(got, ForbiddenCall) and "aten._log_softmax" in str(got.text("en"))
+    assert len(os.listdir(f"/proc/{server_pid()}/task")) == 1
+    plain = remote(package)  # named by nobody: what a server wired stays wired for the runners after
+    assert call(plain, "run_wired").item()
 
 
 def test_concurrent_runners_share_one_server(make_submission, remote):

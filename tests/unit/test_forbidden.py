@@ -157,3 +157,16 @@ def test_routes_the_dispatch_mode_missed_are_caught_by_the_tripwires(deep_layer,
     with pytest.raises(ForbiddenCall, match="aten._log_softmax"):
         with guard("softmax", SOFTMAX_BANS, deep=True):
             route()
+
+
+def test_the_judge_names_the_banned_operators_its_framework_enforces():
+    """What the forkserver wires before forking (judge.banned_operators): the course's "aten." bans, as
+    packets, for torch; none for a framework that enforces other names."""
+    from attnlab.core.config import resolve
+    from attnlab.grade.judge.judge import banned_operators
+
+    torch_run = resolve(assignment="attention", framework="torch")
+    banned = banned_operators(torch_run)
+    assert {"_softmax", "_log_softmax", "scaled_dot_product_attention"} <= set(banned)
+    assert banned == tuple(sorted(set(banned))) and not any(b.startswith("aten.") for b in banned)
+    assert banned_operators(resolve(assignment="attention", framework="numpy")) == ()

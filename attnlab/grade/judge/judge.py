@@ -14,6 +14,7 @@ from pathlib import Path
 from attnlab import __version__
 from attnlab.core import paths
 from attnlab.core.config import Run
+from attnlab.core.forbidden import operator_packets
 from attnlab.core.i18n import t
 from attnlab.core.internal import internal_exercise
 from attnlab.core.outcomes import Outcome
@@ -102,6 +103,12 @@ def _graded_once(exercise, remote: RemoteImpl, run: Run, reference) -> ExerciseR
     return result
 
 
+def banned_operators(run: Run) -> tuple[str, ...]:
+    """The ATen operators the course's exercises ban, where its framework enforces them (torch): the forkserver
+    wires their tripwires once, before forking, instead of every runner at its first guarded call."""
+    return operator_packets(n for e in run.course.exercises for n in getattr(e, "forbidden", ()) if run.adapter.owns(n))
+
+
 def said_once(results: list[ExerciseResult], lang: str) -> list[ExerciseResult]:
     """A failure several exercises share word for word (code that does not import) is quoted in the first
     and referred to in the others, so feedback does not repeat it once per exercise."""
@@ -132,7 +139,8 @@ def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path
     reference = load_reference()
     results = []
     with RemoteImpl(package, name=name, limits=run.limits, adapter=run.adapter, hidden_paths=list(opts.hidden_paths),
-                    libraries=run.course.libraries, scratch_root=scratch, compile_cache=opts.compile_cache) as remote:
+                    libraries=run.course.libraries, scratch_root=scratch, compile_cache=opts.compile_cache,
+                    tripwires=banned_operators(run)) as remote:
         for exercise in run.course.exercises:
             try:
                 if isinstance(exercise, QuizSpec):

@@ -65,11 +65,12 @@ OUTCOMES = {Status.NOT_IMPLEMENTED: NotImplementedByStudent, Status.ERROR: Submi
 class RemoteImpl:
     def __init__(self, submission_dir: Path, *, name: str, limits: Limits, adapter: Adapter,
                  hidden_paths: list[Path], scratch_root: Path, libraries: tuple[str, ...] = (),
-                 compile_cache: CompileCache | None = None):
+                 compile_cache: CompileCache | None = None, tripwires: tuple[str, ...] = ()):
         self.name = name
         self.limits = limits
         self.adapter = adapter  # the framework the submission is written in: its runner converts
         self.libraries = tuple(libraries)  # the course's libraries (the framework's own come with its adapter)
+        self.tripwires = tuple(tripwires)  # banned ATen operators its runners start with (launch.jail_config)
         self.isolation = isolation_level(limits.isolation)
         self.submission_dir = Path(submission_dir).resolve()
         self.hidden_paths = list(_resolved(tuple(map(str, hidden_paths))))
@@ -201,7 +202,7 @@ class RemoteImpl:
         try:
             self._runner = start_runner(level=self.isolation, limits=self.limits, adapter=self.adapter,
                                         scratch=self._scratch,
-                                        libraries=self.libraries,
+                                        libraries=self.libraries, tripwires=self.tripwires,
                                         package=package, hidden=self.hidden_paths, covered=[self.scratch_root],
                                         compile_cache=cache)
         except OSError:

@@ -106,9 +106,12 @@ def cache_as_seen(compile_cache: Path | None, scratch: Path, inside: str) -> tup
 
 def jail_config(*, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
                 hidden: list[Path], covered: list[Path], fds: tuple[int, int] = (3, 4),
-                libraries: tuple[str, ...] = (), compile_cache: Path | None = None) -> dict:
+                libraries: tuple[str, ...] = (), compile_cache: Path | None = None,
+                tripwires: tuple[str, ...] = ()) -> dict:
     """What jail.py needs to confine a runner; "argv" only serves the exec launcher. compile_cache: the
-    judge's compilation cache for the adapter's framework (attnlab.grade.judge.compile_cache), or None."""
+    judge's compilation cache for the adapter's framework (attnlab.grade.judge.compile_cache), or None.
+    tripwires: the banned ATen operators the forkserver wires before forking (forkserver.Server.prewire);
+    jail.py and the exec launcher ignore them (the runner wires what it needs itself)."""
     namespaces = level.namespaces
     inside = INSIDE_SCRATCH if namespaces else str(scratch)
     paths = _import_paths()
@@ -126,7 +129,8 @@ def jail_config(*, level: Isolation, limits: Limits, adapter: "Adapter", scratch
             "package": f"{inside}/{package}", "libraries": list(libraries), "framework": adapter.name,
             "cover": sorted({*ALWAYS_COVERED, *top_level_covers(), *(str(p) for p in covered)}),
             "expose": exposed, "hidden": [str(p) for p in hidden], "fds": list(fds),
-            "rlimits": rlimits(limits), "env": runner_env(inside, adapter, cache), "argv": argv, "cpu": limits.cpu}
+            "rlimits": rlimits(limits), "env": runner_env(inside, adapter, cache), "argv": argv, "cpu": limits.cpu,
+            "tripwires": list(tripwires)}
 
 
 def clear_runner_uid(level: Isolation, limits: Limits) -> None:
@@ -172,7 +176,7 @@ class RunnerProcess:
 
     def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
                  hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = (),
-                 compile_cache: Path | None = None):
+                 compile_cache: Path | None = None, tripwires: tuple[str, ...] = ()):
         self.level, self.limits = level, limits
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
@@ -180,7 +184,7 @@ class RunnerProcess:
         pipes.widen(out_w)
         config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
                              hidden=hidden, covered=covered, fds=(req_r, rep_w), libraries=libraries,
-                             compile_cache=compile_cache)
+                             compile_cache=compile_cache, tripwires=tripwires)
         command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(config)]
         if level.namespaces:
             flags = ["--mount", "--pid", "--net", "--ipc", "--uts"]
@@ -238,13 +242,14 @@ class ForkedRunner:
 
     def __init__(self, *, level: Isolation, limits: Limits, adapter: "Adapter", scratch: Path, package: str,
                  hidden: list[Path], covered: list[Path], libraries: tuple[str, ...] = (),
-                 compile_cache: Path | None = None):
+                 compile_cache: Path | None = None, tripwires: tuple[str, ...] = ()):
         self.level, self.limits = level, limits
         self.pid = self.init_pid = self._pidfd = self._init_pidfd = None
         self._code: int | None = None
         self._gone = False  # the control socket closed without an exit report: the server died
         config = jail_config(level=level, limits=limits, adapter=adapter, scratch=scratch, package=package,
-                             hidden=hidden, covered=covered, libraries=libraries, compile_cache=compile_cache)
+                             hidden=hidden, covered=covered, libraries=libraries, compile_cache=compile_cache,
+                             tripwires=tripwires)
         server = runner_server(limits, adapter.name)
         req_r, self.requests = os.pipe()
         self.replies, rep_w = os.pipe()
