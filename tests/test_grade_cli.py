@@ -2,6 +2,7 @@
 
 import csv
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -146,3 +147,22 @@ def test_configuration_errors_exit_2_with_a_message(tmp_path, args, message):
     proc = grade(*args, "--out", tmp_path / "out")
     assert proc.returncode == 2 and message in proc.stderr
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_a_limit_the_reference_cannot_meet_stops_the_run_before_the_class(tmp_path):
+    """--memory 512 counts the ~600 MB torch maps before any student code runs: the reference lost 2.4 to 12.4
+    of 100 points under it, and every correct submission would lose points too (grade.batch.preflight).
+    Nothing is graded; a limit lowered that the reference meets grades as usual."""
+    skipped = shutil.ignore_patterns("__pycache__", "misconceptions", "numpy", "jax", "mindspore")
+    class_ = [shutil.copytree(paths.REFERENCE_DIR, tmp_path / name, ignore=skipped) for name in ("ann", "ben")]
+    refused = grade(*class_, "--out", tmp_path / "out", "--memory", "512", "--seed", "3")
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert "grading the reference under --memory 512 first" in refused.stderr
+    assert "under --memory 512 the reference scores" in refused.stderr and "Nothing was graded" in refused.stderr
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["grading-run.json"]
+    met = grade(*class_, "--out", tmp_path / "met", "--memory", "2048", "--timeout", "20", "--seed", "3")
+    assert met.returncode == 0, met.stderr[-2000:]
+    assert "grading the reference under --memory 2048, --timeout 20 first" in met.stderr
+    assert [json.loads((tmp_path / "met" / f"{n}.json").read_text())["score"] for n in ("ann", "ben")] == [100, 100]
+    alone = grade(class_[0], "--out", tmp_path / "alone", "--memory", "2048", "--seed", "3")  # one: no trial
+    assert alone.returncode == 0 and "grading the reference" not in alone.stderr

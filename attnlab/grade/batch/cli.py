@@ -22,9 +22,9 @@ from attnlab.core import config, paths, shutdown
 from attnlab.core.config import EXERCISE_CPU_S, Limits
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
-from attnlab.grade.batch import outputs, secret
+from attnlab.grade.batch import outputs, preflight, secret
 from attnlab.grade.batch.intake import check_paths, discover
-from attnlab.grade.batch.run import grade_all, with_compile_cache
+from attnlab.grade.batch.run import allowed_cpus, grade_all, with_compile_cache, worker_limits
 from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.judge import compile_cache
 from attnlab.grade.sandbox import forkserver, host
@@ -227,6 +227,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
                   f"in {run.framework}, isolation: {level}{uid_note}", file=sys.stderr)
             judge = with_compile_cache(judge, todo, uids)
+            flags = preflight.lowered(opts, run)
+            # the reference first: limits it cannot meet would cost every correct submission. Not for a single
+            # submission (Gradescope's, whose setup checks its limits at build): that would double its cost
+            if flags and len(todo) > 1:
+                print(f"grading the reference under {', '.join(flags)} first", file=sys.stderr)
+                limits = worker_limits(judge.run.limits, 0, allowed_cpus(), uids)
+                refused = preflight.refusal(flags, preflight.reference_result(judge, limits))
+                if refused:
+                    print(f"grade.py: {refused}", file=sys.stderr)
+                    return 2
             grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
     except KeyboardInterrupt:
