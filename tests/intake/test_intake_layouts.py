@@ -166,6 +166,15 @@ def test_names_are_the_same_whatever_the_order_and_collisions_get_fallbacks(tmp_
         "alice-2": ("x", "alice", "a.zip"), "alice-3": ("y", "alice", "a.zip")}
 
 
+def test_no_submission_takes_the_name_of_a_file_grade_py_writes(tmp_path):
+    """DIR/grading-run.json holds the run's seed and DIR/results.json Gradescope's result: a student folder called
+    grading-run overwrote the seed record, and the next grade.py into that --out stopped with a traceback."""
+    for name in ("grading-run", "Results", "summary"):
+        shutil.copytree(TEMPLATE, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    assert sorted(found(*(tmp_path / n for n in ("grading-run", "Results", "summary")))) == [
+        "Results-2", "grading-run-2", "summary"]  # summary.csv is not a .json: no clash
+
+
 def test_two_students_with_the_same_name_in_canvas_keep_their_user_ids(canvas_download):
     assert {"zhangwei_101", "zhangwei_104"} <= set(found(canvas_download[0]))
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch import lms_layouts, moodle
+from attnlab.grade.batch import lms_layouts, moodle, outputs
 from attnlab.grade.batch.lms_layouts import Candidate
 from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
@@ -192,7 +192,10 @@ def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Ca
 
 
 def unique(candidates: list[Candidate]) -> list[Submission]:
-    """Submissions with distinct names, the same every time for the same paths (see the module docstring)."""
+    """Submissions with distinct names, the same every time for the same paths (see the module docstring). A
+    name of grade.py's own files in --out (outputs.RESERVED_NAMES: a folder called grading-run would overwrite
+    the run's seed record, and the next run would stop) gets -2 as if another submission had it, in any case:
+    a laptop's file system may not tell Results.json from results.json."""
     ordered = sorted(candidates, key=lambda c: (str(c.source), c.members))
     shared = Counter(c.name for c in ordered)
     ordered = [replace(c, name=c.fallback) if shared[c.name] > 1 and c.fallback else c for c in ordered]
@@ -200,7 +203,7 @@ def unique(candidates: list[Candidate]) -> list[Submission]:
     made = []
     for c in ordered:
         name, n = c.name, 1
-        while name in taken:
+        while name in taken or name.casefold() in outputs.RESERVED_NAMES:
             n += 1
             name = f"{c.name}-{n}"
         taken.add(name)

@@ -12,6 +12,9 @@ from attnlab.core.status import Status
 
 FEEDBACK_CAP = 4000
 RUN_FILE = "grading-run.json"  # the secret seed of an output dir; hidden from runners with the dir
+GRADESCOPE_FILE = "results.json"  # Gradescope's results, at the top of the output dir for a single submission
+# names no submission's result may take: DIR/<name>.json would overwrite grade.py's own file (intake.unique)
+RESERVED_NAMES = frozenset(Path(f).stem for f in (RUN_FILE, GRADESCOPE_FILE))
 
 
 def atomic_write(path: Path, text: str) -> None:

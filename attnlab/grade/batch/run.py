@@ -123,7 +123,7 @@ def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
         if gradescope_single is not None:
             outputs.write_gradescope(out_dir / "gradescope" / f"{sub.name}.json", result)
             if gradescope_single:
-                outputs.write_gradescope(out_dir / "results.json", result)
+                outputs.write_gradescope(out_dir / outputs.GRADESCOPE_FILE, result)
             (out_dir / "gradescope" / f"{sub.name}.partial.json").unlink(missing_ok=True)  # the final one is here
         score = "not graded" if result.not_graded else score_text(result.score, result.max_score)
         progress.done(sub.name, f"{sub.name}: {score} ({result.duration_s:.1f} s)")
