@@ -77,6 +77,28 @@ def test_merge_refuses_shards_with_different_seeds(tmp_path, capsys):
     assert "different seeds" in capsys.readouterr().err
 
 
+def test_merge_refuses_a_shard_not_given_or_left_unfinished_unless_partial(tmp_path, capsys):
+    """Each shard's directory names its slice and submissions (grading-shard.json): a Slurm task that never ran,
+    or was killed mid-way, must not make students vanish from the merged class."""
+    a = write(tmp_path / "a", result("ann", 8.0), result("bob", 4.0))
+    b = write(tmp_path / "b", result("cid", 0.0))
+    (a / "grading-shard.json").write_text(json.dumps({"shard": [0, 2], "submissions": ["ann", "bob"]}))
+    (b / "grading-shard.json").write_text(json.dumps({"shard": [1, 2], "submissions": ["cid", "dan", "eve"]}))
+    assert merge.main([str(a), "--out", str(tmp_path / "one")]) == 2
+    assert "shard 1/2 not given" in capsys.readouterr().err and not (tmp_path / "one").exists()
+    assert merge.main([str(a), str(b), "--out", str(tmp_path / "all")]) == 2
+    err = capsys.readouterr().err
+    assert f"{b} (shard 1/2) has no finished result for 2 of its 3 submissions (dan, eve)" in err
+    assert merge.main([str(a), str(b), "--out", str(tmp_path / "all"), "--partial"]) == 0
+    assert "--partial" in capsys.readouterr().err
+    rows = (tmp_path / "all" / "summary.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows] == ["submission", "ann", "bob", "cid"]
+    assert not (tmp_path / "all" / "grading-shard.json").exists()  # the merge is one class, not a shard
+    (b / "grading-shard.json").write_text(json.dumps({"shard": [1, 3], "submissions": ["cid"]}))
+    assert merge.main([str(a), str(b), "--out", str(tmp_path / "mixed")]) == 2
+    assert "shards of different counts ([2, 3])" in capsys.readouterr().err
+
+
 def test_sharded_runs_merge_into_one_summary(tmp_path):
     """End to end through grade.py: two shards of three stubs, then merge (stubs grade fast)."""
     subs = []
@@ -95,6 +117,9 @@ def test_sharded_runs_merge_into_one_summary(tmp_path):
     rows = (tmp_path / "all" / "summary.csv").read_text().splitlines()
     assert sorted(r.split(",")[0] for r in rows[1:]) == ["s_one", "s_three", "s_two"]
     assert "s_three" in merged.stdout
+    slices = [json.loads((tmp_path / f"shard{i}" / "grading-shard.json").read_text()) for i in (0, 1)]
+    assert [s["shard"] for s in slices] == [[0, 2], [1, 2]]
+    assert sorted(n for s in slices for n in s["submissions"]) == ["s_one", "s_three", "s_two"]
 
 
 class Terminal(io.StringIO):

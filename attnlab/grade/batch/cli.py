@@ -199,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out_dir = opts.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    if opts.shard is not None:  # what this slice holds: merge checks that every one of them has a result
+        outputs.atomic_write(out_dir / outputs.SHARD_FILE, json.dumps(
+            {"shard": list(opts.shard), "submissions": sorted(s.name for s in mine)}, ensure_ascii=False) + "\n")
     todo = [s for s in mine if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)))]
     import torch
 

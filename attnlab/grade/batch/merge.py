@@ -3,7 +3,10 @@
 Every DIR/<name>.json result is copied into --out (with its gradescope/<name>.json, if any), then
 summary.csv is written and the table printed, exactly as one unsharded run would have. A submission in
 several DIRs must have the same result in each (started_at and duration_s aside): a conflict is refused
-with a message naming both files, as are shards graded with different secret seeds.
+with a message naming both files, as are shards graded with different secret seeds. Nobody is lost on the
+way: each shard's DIR says which slice it is and which submissions it holds (outputs.SHARD_FILE), and a
+shard not given, or a submission of a given one without a finished result (a Slurm task killed mid-way),
+is refused, naming them, unless --partial merges what there is.
 """
 
 import argparse
@@ -24,6 +27,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="grade.py merge", description="Combine shard outputs of grade.py.")
     parser.add_argument("dirs", nargs="+", type=Path, help="output dirs of grade.py --shard I/N runs")
     parser.add_argument("--out", type=Path, required=True, help="merged results directory")
+    parser.add_argument("--partial", action="store_true",
+                        help="merge even with shards or results missing (they are listed)")
     return parser.parse_args(argv)
 
 
@@ -68,6 +73,39 @@ def common_seed(dirs: list[Path]) -> dict | None:
     return next(iter(records.values()), None)
 
 
+def missing(dirs: list[Path], found: dict[str, tuple[Path, dict]]) -> list[str]:
+    """What the shards' own records say is missing: shards not among `dirs`, and submissions of a given shard
+    without a finished result. Directories without a record (an unsharded run, an older grade.py) say nothing."""
+    records = {}
+    for directory in dirs:
+        path = directory / outputs.SHARD_FILE
+        if path.is_file():
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+                index, count = record["shard"]
+                records[directory] = (int(index), int(count), [str(n) for n in record["submissions"]])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path} is not a shard record grade.py wrote ({exc})") from None
+    if not records:
+        return []
+    counts = {count for _, count, _ in records.values()}
+    if len(counts) > 1:
+        raise ValueError(f"the directories were graded as shards of different counts ({sorted(counts)}): "
+                         "merge the shards of one run")
+    count = counts.pop()
+    problems = []
+    absent = sorted(set(range(count)) - {index for index, _, _ in records.values()})
+    if absent:
+        problems.append(f"shard {', '.join(f'{i}/{count}' for i in absent)} not given")
+    for directory, (index, _, names) in records.items():
+        lost = [name for name in names if name not in found]
+        if lost:
+            shown = ", ".join(lost[:10]) + (", ..." if len(lost) > 10 else "")
+            problems.append(f"{directory} (shard {index}/{count}) has no finished result for {len(lost)} of its "
+                            f"{len(names)} submissions ({shown}): rerun that shard into it, which grades only those")
+    return problems
+
+
 def write(out: Path, found: dict[str, tuple[Path, dict]], record: dict | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, (path, result) in found.items():
@@ -91,6 +129,11 @@ def main(argv: list[str]) -> int:
         if len(assignments) > 1:
             raise ValueError(f"the shards graded different assignments {sorted(assignments)}: merge one at a time")
         course = load_course(paths.SPEC_DIR, assignments.pop() if assignments else None)
+        problems = missing(opts.dirs, found)
+        if problems and not opts.partial:
+            raise ValueError("; ".join(problems) + " (or add --partial to merge what there is)")
+        for problem in problems:
+            print(f"grade.py merge: --partial: {problem}", file=sys.stderr)
         write(opts.out, found, record)
     except (SpecError, ValueError, OSError) as exc:
         print(f"grade.py merge: {exc}", file=sys.stderr)

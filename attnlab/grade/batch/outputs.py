@@ -13,8 +13,9 @@ from attnlab.core.status import Status
 FEEDBACK_CAP = 4000
 RUN_FILE = "grading-run.json"  # the secret seed of an output dir; hidden from runners with the dir
 GRADESCOPE_FILE = "results.json"  # Gradescope's results, at the top of the output dir for a single submission
+SHARD_FILE = "grading-shard.json"  # a --shard run's slice: I, N and its submissions' names (merge checks them)
 # names no submission's result may take: DIR/<name>.json would overwrite grade.py's own file (intake.unique)
-RESERVED_NAMES = frozenset(Path(f).stem for f in (RUN_FILE, GRADESCOPE_FILE))
+RESERVED_NAMES = frozenset(Path(f).stem for f in (RUN_FILE, GRADESCOPE_FILE, SHARD_FILE))
 
 
 def atomic_write(path: Path, text: str) -> None:
