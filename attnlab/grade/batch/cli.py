@@ -114,7 +114,7 @@ def run_seed(out_dir: Path, requested: int | None, assignment: str, *, force: bo
     a rerun into a directory graded with --seed goes on with that seed; one graded with another course secret
     is refused unless --force regrades all of it."""
     record = out_dir / outputs.RUN_FILE
-    recorded = json.loads(record.read_text()) if record.exists() else None
+    recorded = recorded_run(record, force=force)
     fingerprint = None
     if requested is not None:
         seed = requested
@@ -131,6 +131,24 @@ def run_seed(out_dir: Path, requested: int | None, assignment: str, *, force: bo
             seed, fingerprint = int(recorded["seed"]), None  # graded with --seed N: go on with it
     outputs.atomic_write(record, json.dumps({"seed": seed, "secret": fingerprint}) + "\n")
     return seed
+
+
+def recorded_run(record: Path, *, force: bool) -> dict | None:
+    """The run record an earlier grade.py left in --out (None: none, or --force regrades all of it anyway);
+    ValueError naming the file where it is not one (before intake reserved its name, a student's folder called
+    grading-run had its result written over it)."""
+    if not record.exists():
+        return None
+    try:
+        found = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        found = None
+    if isinstance(found, dict) and type(found.get("seed")) is int:
+        return found
+    if force:
+        return None
+    raise ValueError(f"{record} is not a record of grade.py's (it should hold the run's seed): grade into a new "
+                     "--out, or add --force to regrade all of it")
 
 
 def warm_judge() -> None:
