@@ -43,10 +43,15 @@ def resolve(dotted: str) -> object:
     raise ValueError(f"cannot resolve forbidden call {dotted!r}")
 
 
+def operator_packet(name: str) -> str | None:
+    """The ATen operator packet a forbidden-call name bans ("aten._softmax" -> "_softmax"), None for a dotted
+    Python path: the operators a guard puts tripwires on (attnlab.core.tripwires.install)."""
+    return name.removeprefix("aten.") if name.startswith("aten.") else None
+
+
 def operator_packets(names) -> tuple[str, ...]:
-    """The ATen operator packets among forbidden-call names ("aten._softmax" -> "_softmax"), sorted: the
-    operators a guard puts tripwires on (attnlab.core.tripwires.install)."""
-    return tuple(sorted({name.removeprefix("aten.") for name in names if name.startswith("aten.")}))
+    """The ATen operator packets among forbidden-call names, sorted, each once."""
+    return tuple(sorted({p for name in names if (p := operator_packet(name)) is not None}))
 
 
 MEMO_SIZE = 4096  # functions remembered per set of names: torch's API is smaller; code making its own is not
@@ -120,8 +125,8 @@ def _split(names: tuple[str, ...]) -> tuple[dict[object, str], dict[str, str], d
     functions: dict[object, str] = {}
     ops: dict[str, str] = {}
     for name in names:
-        if name.startswith("aten."):
-            ops[operator_packets([name])[0]] = name
+        if (packet := operator_packet(name)) is not None:
+            ops[packet] = name
         else:
             functions[resolve(name)] = name
     return functions, ops, {}, {}

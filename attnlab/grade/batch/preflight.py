@@ -15,7 +15,6 @@ import dataclasses
 
 from attnlab.core import paths
 from attnlab.core.config import Limits, Run
-from attnlab.core.status import Status
 
 
 def lowered(opts: argparse.Namespace, run: Run) -> list[str]:
@@ -44,14 +43,12 @@ def refusal(flags: list[str], result) -> str | None:
     """Why the class must not be graded under `flags`, or None when the reference kept every point, or lost
     points only where the machine was too busy to finish it (Status.OVERLOADED: the limits were not what
     failed, and a student's exercise starved alike is graded again, never marked down)."""
+    from attnlab.grade.judge.judge import starved
+
     lost = [f"{e.id}: {e.status} ({e.score:g} of {e.max_score:g})" for e in result.exercises
-            if e.score < e.max_score and not _overloaded(e)]
+            if e.score < e.max_score and not starved(e)]
     if not lost:
         return None
     return (f"under {', '.join(flags)} the reference scores {result.score:g} of {result.max_score:g} "
             f"({'; '.join(lost)}), so correct submissions would lose points too. Nothing was graded: raise the "
             f"limit, or leave it at the framework's default.")
-
-
-def _overloaded(exercise) -> bool:
-    return exercise.status == Status.OVERLOADED or any(c.status == Status.OVERLOADED for c in exercise.checks)

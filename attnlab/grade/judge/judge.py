@@ -82,10 +82,15 @@ def _coded(exercise, remote: RemoteImpl, run: Run, reference) -> ExerciseResult:
     """The exercise's result; graded again when the machine, not the submission, ran out its time."""
     result = _graded_once(exercise, remote, run, reference)
     for _ in range(OVERLOAD_RETRIES):
-        if not any(c.status == Status.OVERLOADED for c in result.checks) and result.status != Status.OVERLOADED:
+        if not starved(result):
             break
         result = _graded_once(exercise, remote, run, reference)
     return result
+
+
+def starved(result: ExerciseResult) -> bool:
+    """Whether the machine, not the submission, ran out the exercise's time (in the result or one of its checks)."""
+    return result.status == Status.OVERLOADED or any(c.status == Status.OVERLOADED for c in result.checks)
 
 
 def _graded_once(exercise, remote: RemoteImpl, run: Run, reference) -> ExerciseResult:
