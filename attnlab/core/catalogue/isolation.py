@@ -16,4 +16,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "--isolation asked for it", "zh": "由 --isolation 指定"},
     "isolation.runner_uids": {
         "en": "runner uids {uids}", "zh": "运行器 uid {uids}"},
+    "isolation.worker_cpus": {
+        "en": "workers pinned to CPU {cpus}", "zh": "各工作进程分别固定在 CPU {cpus}"},
+    "isolation.no_worker_cpus": {
+        "en": "workers not pinned: other grade.py runs hold every CPU", "zh": "工作进程未固定 CPU：其他 grade.py 运行占用了全部 CPU"},
 }

@@ -24,7 +24,7 @@ from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, preflight, secret
 from attnlab.grade.batch.intake import check_paths, discover
-from attnlab.grade.batch.run import allowed_cpus, grade_all, with_compile_cache, worker_limits
+from attnlab.grade.batch.run import grade_all, with_compile_cache, worker_cpus, worker_limits
 from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.judge import compile_cache
 from attnlab.grade.sandbox import forkserver, host
@@ -244,21 +244,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs,
                            reach=compile_cache.roots(run.adapter)) as uids:
-            uid_note = f" ({t('isolation.runner_uids', lang, uids=', '.join(map(str, uids)))})" if uids else ""
+            cpus = worker_cpus(opts.jobs)
+            notes = [t("isolation.runner_uids", lang, uids=", ".join(map(str, uids)))] if uids else []
+            notes.append(t("isolation.worker_cpus", lang, cpus=", ".join(map(str, cpus))) if cpus else
+                         t("isolation.no_worker_cpus", lang))
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
-                  f"in {run.framework}, isolation: {level}{uid_note}", file=sys.stderr)
-            judge = with_compile_cache(judge, todo, uids)
+                  f"in {run.framework}, isolation: {level} ({'; '.join(notes)})", file=sys.stderr)
+            judge = with_compile_cache(judge, todo, uids, cpus)
             flags = preflight.lowered(opts, run)
             # the reference first: limits it cannot meet would cost every correct submission. Not for a single
             # submission (Gradescope's, whose setup checks its limits at build): that would double its cost
             if flags and len(todo) > 1:
                 print(f"grading the reference under {', '.join(flags)} first", file=sys.stderr)
-                limits = worker_limits(judge.run.limits, 0, allowed_cpus(), uids)
+                limits = worker_limits(judge.run.limits, 0, cpus, uids)
                 refused = preflight.refusal(flags, preflight.reference_result(judge, limits))
                 if refused:
                     print(f"grade.py: {refused}", file=sys.stderr)
                     return 2
-            grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids,
+            grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids, cpus=cpus,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
     except KeyboardInterrupt:
         print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)

@@ -16,23 +16,28 @@ from attnlab.core.config import Limits
 from attnlab.core.results import score_text
 from attnlab.grade.batch import outputs
 from attnlab.grade.batch.submissions import Submission
-from attnlab.grade.sandbox import forkserver
+from attnlab.grade.sandbox import forkserver, runs
 
 
 def worker_limits(base: Limits, slot: int, cpus: list[int], uids: list[int] | None = None) -> Limits:
     """Each parallel worker runs as its own uid (`uids`: leased for this run, sandbox.runs): RLIMIT_NPROC
-    counts per uid, so one fork bomb must not starve the other runners of processes. Its runners run on the
-    worker's CPU (see allowed_cpus)."""
+    counts per uid, so one fork bomb must not starve the other runners of processes. Worker i and its runners
+    run on the i-th of `cpus` (worker_cpus), and where there is none, wherever the kernel puts them."""
     uid = uids[slot] if uids else base.uid if slot == 0 else 64000 + slot
-    return dataclasses.replace(base, uid=uid, gid=uid, cpu=cpus[slot % len(cpus)] if cpus else None)
+    return dataclasses.replace(base, uid=uid, gid=uid, cpu=cpus[slot] if slot < len(cpus) else None)
 
 
-def allowed_cpus() -> list[int]:
-    """The CPUs this process may run on; worker i and its runners get the i-th. A judge and its runner
-    take turns (request, reply): on one CPU each reply wakes its reader there rather than on another
-    CPU, which costs a cross-CPU wake-up per call on a VM (benchmarks/README.md). [] where affinity cannot be
-    set (then nothing is pinned)."""
-    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+def worker_cpus(jobs: int) -> list[int]:
+    """The CPUs this run pins its workers to, one each: CPUs this process may run on that no other live
+    grade.py run of this user holds (leased until this one exits: sandbox.runs.lease_cpus). A judge and its
+    runner take turns (request, reply): on one CPU each reply wakes its reader there rather than on another
+    CPU, which costs a cross-CPU wake-up per call on a VM (benchmarks/README.md). Leased, not simply the
+    first ones: two runs side by side (Slurm shards on a node that does not bind CPUs, two assignments at
+    once) would otherwise both pin their first worker to the first CPU and leave the others idle. A worker
+    without a CPU of its own is not pinned. [] where affinity cannot be read."""
+    if not hasattr(os, "sched_getaffinity"):
+        return []
+    return runs.lease_cpus(sorted(os.sched_getaffinity(0)), jobs)
 
 
 class Progress:
@@ -82,20 +87,21 @@ def partial_writer(sub: Submission, judge, out_dir: Path):
     return write
 
 
-def with_compile_cache(judge, todo: list[Submission], uids: list[int] | None):
+def with_compile_cache(judge, todo: list[Submission], uids: list[int] | None, cpus: list[int] | None = None):
     """The judge's options with its framework's compilation cache (grade.judge.compile_cache), filled first
     by grading the reference in worker 0's slot where there is none yet for this assignment and seed and more
     than one submission is to be graded (filling costs about one submission)."""
     from attnlab.grade.judge.judge import with_compile_cache as cached
 
-    limits = worker_limits(judge.run.limits, 0, allowed_cpus(), uids)
+    limits = worker_limits(judge.run.limits, 0, worker_cpus(1) if cpus is None else cpus, uids)
     filled = cached(dataclasses.replace(judge, run=judge.run.replace(limits=limits)), fill=len(todo) > 1,
                     say=lambda line: print(line, file=sys.stderr))
     return dataclasses.replace(judge, compile_cache=filled.compile_cache)
 
 
 def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
-              gradescope_single: bool | None, uids: list[int] | None = None) -> None:
+              gradescope_single: bool | None, uids: list[int] | None = None,
+              cpus: list[int] | None = None) -> None:
     """Grade `todo` with `jobs` at once, each worker slot under its own runner uid (`uids[slot]` where
     given); results are written as each submission finishes. judge: JudgeOptions. gradescope_single: None
     (no Gradescope files), or whether to also write DIR/results.json (a single submission)."""
@@ -105,7 +111,7 @@ def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,
     for slot in range(jobs):
         slots.put(slot)
     progress = Progress(len(todo))
-    cpus = allowed_cpus()  # before any worker thread pins itself
+    cpus = worker_cpus(jobs) if cpus is None else cpus  # read before any worker thread pins itself
 
     def one(sub: Submission) -> None:
         slot = slots.get()

@@ -153,6 +153,23 @@ def lease_uids(count: int) -> list[int]:
     return leased
 
 
+def lease_cpus(cpus: list[int], count: int) -> list[int]:
+    """Up to `count` of `cpus` for this run alone, held until it exits (those it holds already come first): the
+    ones no other live run holds. Fewer, or none, where other runs hold the rest. A lock per CPU, as for uids;
+    a lock file left by a dead run is free again, and is simply taken."""
+    mine = [cpu for cpu in cpus if f"cpu-{cpu}" in _held]
+    for cpu in cpus:
+        if len(mine) >= count:
+            break
+        if f"cpu-{cpu}" in _held:
+            continue
+        fd = _try_lock(state_dir() / f"cpu-{cpu}.lock")
+        if fd is not None:
+            _held[f"cpu-{cpu}"] = fd
+            mine.append(cpu)
+    return mine[:count]
+
+
 def holds_uid(uid: int) -> bool:
     return f"uid-{uid}" in _held
 
