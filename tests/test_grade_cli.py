@@ -139,6 +139,13 @@ def test_killing_grade_py_loses_nothing_finished(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--jobs", "0"], "--jobs"),
+    # a budget of 0 or less started no exercise (every submission scored 0 on its code, exit status 0); an
+    # infinite limit never stops an infinite loop
+    (["--budget", "0"], "--budget must be a finite positive number, got 0"),
+    (["--budget", "-1200"], "--budget must be a finite positive number, got -1200"),
+    (["--timeout", "inf"], "--timeout must be a finite positive number, got inf"),
+    (["--import-timeout", "nan"], "--import-timeout must be a finite positive number, got nan"),
+    (["--memory", "-512"], "--memory must be a finite positive number, got -512"),
     ([str(paths.EXAMPLES_DIR / "bob_buggy"), str(paths.EXAMPLES_DIR / "bob_buggy")], "is given twice"),
     ([str(paths.EXAMPLES_DIR / "bob_buggy"), "does_not_exist.zip", "nor_this"],
      "no such file or directory: does_not_exist.zip, nor_this"),

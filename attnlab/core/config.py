@@ -12,6 +12,7 @@ adapter and limits from it). Where the settings come from is drawn in docs/archi
 
 import argparse
 import dataclasses
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -59,8 +60,8 @@ class Limits:
                      "max_open_files", "max_reply_mb", "boot_timeout_s", "import_timeout_s"):
             if name == "memory_mb" and self.memory_mb is None:
                 continue
-            if not getattr(self, name) > 0:
-                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
+            if not (getattr(self, name) > 0 and math.isfinite(getattr(self, name))):  # inf: a loop never stopped
+                raise ValueError(f"Limits.{name} must be a finite positive number, got {getattr(self, name)!r}")
         if self.wall_factor < 1 or self.wall_extra_s < 0:  # code computing flat out must reach its CPU limit first
             raise ValueError(f"Limits.wall_factor must be >= 1 and wall_extra_s >= 0, got {self.wall_factor!r}, "
                              f"{self.wall_extra_s!r}")

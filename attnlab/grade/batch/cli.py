@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -160,9 +161,20 @@ def warm_judge() -> None:
     load_reference()
 
 
+def check_limits(opts: argparse.Namespace) -> None:
+    """The limits given, each a finite positive number (ValueError naming the option): a --budget of 0 or less
+    started no exercise (every submission scored 0 on its code, with exit status 0), and an infinite limit never
+    stops a submission's infinite loop."""
+    for option, value in (("--timeout", opts.timeout), ("--import-timeout", opts.import_timeout),
+                          ("--budget", opts.budget), ("--memory", opts.memory)):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"{option} must be a finite positive number, got {value:g}")
+
+
 def setup(opts: argparse.Namespace) -> tuple:
     """Everything checked before grading starts: (the run, all submissions, this shard's, isolation level).
     The run's seed is resolved later, once the output directory exists (run_seed)."""
+    check_limits(opts)
     check_paths(opts.submissions)  # before the runner server starts: a mistyped path costs nothing
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
