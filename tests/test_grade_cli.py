@@ -156,6 +156,22 @@ def test_configuration_errors_exit_2_with_a_message(tmp_path, args, message):
     assert not (tmp_path / "out").exists()  # nothing ran
 
 
+def test_an_out_directory_inside_the_class_or_a_file_is_refused(tmp_path):
+    """`class/ --out class/results` wrote the results into the class: the next run graded them as students
+    ("results: not graded, no package found"), and a runner's copy of its submission held the results."""
+    class_ = tmp_path / "class"
+    shutil.copytree(paths.EXAMPLES_DIR / "bob_buggy", class_ / "bob")
+    inside = grade(class_, "--out", class_ / "results")
+    assert inside.returncode == 2, inside.stderr[-2000:]
+    assert f"--out {class_ / 'results'} lies inside the submissions given as {class_}" in inside.stderr
+    assert sorted(p.name for p in class_.iterdir()) == ["bob"]
+    (tmp_path / "a-file").write_text("")
+    a_file = grade(class_ / "bob", "--out", tmp_path / "a-file")
+    assert a_file.returncode == 2 and f"--out {tmp_path / 'a-file'} exists and is not a directory" in a_file.stderr
+    beside = grade(class_ / "bob", "--out", class_ / "results", "--seed", "3")  # beside a submission: fine
+    assert beside.returncode == 0 and (class_ / "results" / "bob.json").exists(), beside.stderr[-2000:]
+
+
 def test_a_limit_the_reference_cannot_meet_stops_the_run_before_the_class(tmp_path):
     """--memory 512 counts the ~600 MB torch maps before any student code runs: the reference lost 2.4 to 12.4
     of 100 points under it, and every correct submission would lose points too (grade.batch.preflight).

@@ -3,6 +3,13 @@
 MESSAGES: dict[str, dict[str, str]] = {
     # usage errors: grade.py exits 2 before grading anything
     "intake.missing": {"en": "no such file or directory: {paths}", "zh": "找不到文件或目录：{paths}"},
+    "intake.out_not_dir": {"en": "--out {path} exists and is not a directory", "zh": "--out {path} 已存在且不是目录"},
+    "intake.out_inside": {
+        "en": "--out {out} lies inside the submissions given as {path}: the next run would read what grade.py writes "
+              "there as submissions (and a runner would get it with the submission's copy); choose a directory "
+              "outside it",
+        "zh": "--out {out} 位于作为提交给出的 {path} 之内：下次运行会把 grade.py 写在那里的内容当作提交读取"
+              "（运行器也会随提交的副本拿到它）；请选择它之外的目录"},
     "intake.given_twice": {"en": "{path} is given twice (also as {first}); give each submission once",
                            "zh": "{path} 被给出了两次（另一次是 {first}）；每份提交只需给出一次"},
     "intake.two_exports": {"en": "more than one Gradescope export in one path ({found}): give each export on the command line",

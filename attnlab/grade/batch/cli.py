@@ -24,7 +24,7 @@ from attnlab.core.config import EXERCISE_CPU_S, Limits
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, preflight, secret
-from attnlab.grade.batch.intake import check_paths, discover
+from attnlab.grade.batch.intake import check_out, check_paths, discover
 from attnlab.grade.batch.run import grade_all, with_compile_cache, worker_cpus, worker_limits
 from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.judge import compile_cache
@@ -176,6 +176,7 @@ def setup(opts: argparse.Namespace) -> tuple:
     The run's seed is resolved later, once the output directory exists (run_seed)."""
     check_limits(opts)
     check_paths(opts.submissions)  # before the runner server starts: a mistyped path costs nothing
+    check_out(opts.out, opts.submissions)
     if opts.launcher != "exec":  # the runner server imports torch while this process loads the specs
         with contextlib.suppress(forkserver.Unavailable):  # start_runner says so, and falls back if allowed
             runner_server(Limits(), config.framework_name(opts.assignment, opts.framework), wait=False)

@@ -223,6 +223,17 @@ def check_paths(args: list[Path]) -> None:
         seen[arg.resolve()] = arg
 
 
+def check_out(out: Path, args: list[Path]) -> None:
+    """Usage errors in --out: a file, or a directory inside a path given as submissions (`class/ --out
+    class/results`), where the results of one run would be read as submissions by the next."""
+    if out.exists() and not out.is_dir():
+        raise IntakeError("intake.out_not_dir", path=str(out))
+    inside = out.resolve()
+    for arg in args:
+        if arg.is_dir() and (arg.resolve() == inside or arg.resolve() in inside.parents):
+            raise IntakeError("intake.out_inside", out=str(out), path=str(arg))
+
+
 def discover(args: list[Path], *, markers: frozenset[str], layout: Layout | None = None,
              examples: Path = paths.EXAMPLES_DIR) -> list[Submission]:
     """The submissions grade.py grades for its command-line paths (none: the bundled example class `examples`,
