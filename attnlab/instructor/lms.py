@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.core.i18n import default_lang, t
-from attnlab.grade.batch.outputs import atomic_write, graded, read_result
+from attnlab.grade.batch.outputs import atomic_write, graded, read_results
 from attnlab.instructor import roster as rosters
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -66,10 +66,6 @@ class Person:
     @property
     def grade(self) -> str:
         return points(self.result["score"]) if graded(self.result) else ""
-
-
-def load_results(results_dir: Path) -> list[dict]:
-    return [r for p in sorted(results_dir.glob("*.json")) if (r := read_result(p)) is not None]
 
 
 def people(result: dict) -> list[dict]:
@@ -185,7 +181,9 @@ def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, 
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     lang = default_lang()
-    results = load_results(opts.results_dir)
+    results, unreadable = read_results(opts.results_dir) if opts.results_dir.is_dir() else ([], [])
+    for name, why in unreadable:  # a result someone broke: that student's grade would be missing, unsaid
+        print(t("lms.unreadable", lang, path=opts.results_dir / name, why=why), file=sys.stderr)
     if not results:
         print(t("lms.no_results", lang, path=opts.results_dir), file=sys.stderr)
         return 2
@@ -209,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     out = opts.out or opts.results_dir / f"{opts.kind}-grades.csv"
     atomic_write(out, text)
     print(t("lms.written", lang, path=out, rows=count, kind=opts.kind.capitalize()), file=sys.stderr)
-    return 1 if left_out or unmatched else 0
+    return 1 if left_out or unmatched or unreadable else 0
 
 
 if __name__ == "__main__":

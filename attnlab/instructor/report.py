@@ -25,7 +25,7 @@ from attnlab.core.frameworks import DEFAULT
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
-from attnlab.grade.batch.outputs import atomic_write, read_result
+from attnlab.grade.batch.outputs import atomic_write, read_results
 from attnlab.instructor import charts, items, report_tables
 from attnlab.instructor.report_tables import status_counts, status_word
 
@@ -37,14 +37,15 @@ class ReportError(ValueError):
     """The directory holds nothing to report on; the message names it."""
 
 
-def load_results(results_dir: Path) -> list[dict]:
-    """Every complete submission result in the directory, by name."""
+def load_results(results_dir: Path) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Every complete submission result in the directory, by name; and (file, why) for each JSON file there
+    that is not one (outputs.read_results), which the report names."""
     if not results_dir.is_dir():
         raise ReportError(f"{results_dir} is not a directory (give the --out directory of grade.py)")
-    results = [r for p in sorted(results_dir.glob("*.json")) if (r := read_result(p)) is not None]
+    results, unreadable = read_results(results_dir)
     if not results:
         raise ReportError(f"{results_dir} holds no grade.py results (<submission>.json)")
-    return sorted(results, key=lambda r: str(r["submission"]))
+    return sorted(results, key=lambda r: str(r["submission"])), unreadable
 
 
 def _course(results: list[dict]) -> Course | None:
@@ -92,7 +93,7 @@ def _similar(submissions_dir: Path | None, course: Course | None, lang: str, kno
 def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None,
             known_dir: Path | None = None) -> dict:
     """Everything the template shows."""
-    results = load_results(results_dir)
+    results, unreadable = load_results(results_dir)
     course = _course(results)
     # a submission that could not be graded has no score: it is listed, with why, and counted in no statistic
     not_graded = [r for r in results if r.get("not_graded")]
@@ -105,7 +106,7 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     scores = [float(r["score"]) for r in graded]
     return {
         "text": words(lang), "sim": words(lang, "similarity"), "lang": lang, "font_stack": FONT_STACK,
-        "source": str(results_dir), "not_graded": len(not_graded),
+        "source": str(results_dir), "not_graded": len(not_graded), "unreadable": unreadable,
         "count": len(results), "mean": statistics.fmean(scores), "median": statistics.median(scores),
         "max_score": max(float(r["max_score"]) for r in results), "stats": stats,
         "status_counts": {s.id: status_counts(s, lang) for s in stats},
@@ -145,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as exc:
         print(f"python -m attnlab.instructor.report: {exc}", file=sys.stderr)
         return 2
+    for name, why in read_results(opts.results_dir)[1]:  # also in the report, under its first line
+        print(f"python -m attnlab.instructor.report: {opts.results_dir / name} left out: {why}", file=sys.stderr)
     output = opts.output or opts.results_dir / "report.html"
     atomic_write(output, html)  # the results' file mode (0600): the report holds every student's feedback
     print(f"wrote {output.resolve()}")

@@ -160,6 +160,19 @@ def test_lms_command_exit_status(tmp_path, capsys, monkeypatch):
     assert lms.main(["moodle", str(tmp_path / "empty"), "--item", "Lab"]) == 2
 
 
+def test_a_result_someone_broke_is_named_and_the_exit_status_says_so(tmp_path, capsys, monkeypatch):
+    """A result file cut short was dropped without a word: that student's grade was simply missing from the
+    file imported into the LMS, and the command exited 0."""
+    monkeypatch.setenv("ATTNLAB_LANG", "en")
+    out = write_results(tmp_path / "moodle", MOODLE)
+    assert lms.main(["moodle", str(out)]) == 0
+    (out / "Wei_Zhang.json").write_text((out / "Wei_Zhang.json").read_text()[:40])
+    assert lms.main(["moodle", str(out)]) == 1
+    said = capsys.readouterr().err
+    assert f"left out {out / 'Wei_Zhang.json'}: not readable as JSON" in said and "has no grade in the file" in said
+    assert [r[0] for r in rows((out / "moodle-grades.csv").read_text())[1:]] == ["Participant 4711", "Participant 4713"]
+
+
 def test_summary_csv_origin_columns_and_no_grade_for_what_was_not_graded():
     header, *body = rows(outputs.summary_csv(RESULTS + MOODLE, ["softmax"]))
     assert header == ["submission", "score", "max_score", "softmax", *outputs.ORIGIN_COLUMNS]

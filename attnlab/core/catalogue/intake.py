@@ -44,6 +44,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                         "zh": "--name {name!r} 中没有可用于文件名的字母或数字"},
     # grades back to the LMS (python -m attnlab.instructor.lms)
     "lms.written": {"en": "wrote {path}: {rows} rows for {kind}", "zh": "已写入 {path}：{rows} 行，供 {kind} 导入"},
+    "lms.unreadable": {"en": "left out {path}: {why}; its student has no grade in the file (grade.py regrades it when "
+                             "run again into the same --out)",
+                       "zh": "已略去 {path}：{why}；该学生在文件中没有成绩（再次以同一 --out 运行 grade.py 会重新评分）"},
     "lms.left_out": {"en": "left out {count} submission(s) with no {field} in their LMS data: {names}",
                      "zh": "有 {count} 份提交的 LMS 数据中没有 {field}，已略去：{names}"},
     "lms.roster_hint": {"en": " (give --roster with the LMS's own class list to match them)",

@@ -58,6 +58,26 @@ def read_result(path: Path) -> dict | None:
     return data if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys() else None
 
 
+def read_results(directory: Path) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Every result in a grade.py output directory, and (file, why) for each other JSON file there but grade.py's
+    own (grading-run.json, ...): a result someone broke (an edit, a partial copy) is named, never silently left
+    out of a report or of the grades sent to an LMS."""
+    results, unreadable = [], []
+    for path in sorted(directory.glob("*.json")):
+        if path.stem in RESERVED_NAMES:
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            unreadable.append((path.name, f"not readable as JSON ({exc})"))
+            continue
+        if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys():
+            results.append(data)
+        else:
+            unreadable.append((path.name, "not a grade.py result (no submission, score and exercises)"))
+    return results, unreadable
+
+
 # after the exercise columns: who handed the submission in and where it came from (the result's "origin");
 # a group submission's people are joined with "; "; last, why it could not be graded (then score is empty)
 ORIGIN_COLUMNS = ("student_name", "email", "sid", "lms_user_id", "participant_id", "submission_id", "late",
