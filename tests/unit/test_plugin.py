@@ -8,7 +8,7 @@ import pytest
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
 
-pytestmark = pytest.mark.e2e  # starts runners, grade.py, browsers or pytest processes
+pytestmark = pytest.mark.slow  # each starts pytest in a subprocess, on one core: beside the in-process tests
 
 SPEC = str(paths.SPEC_DIR)
 

@@ -5,7 +5,7 @@ import pytest
 
 from attnlab.core import frameworks, paths
 
-pytestmark = pytest.mark.e2e  # starts pytest processes
+pytestmark = pytest.mark.slow  # starts pytest in a subprocess, on one core: beside the in-process tests
 
 
 def test_the_numpy_reference_passes_and_the_gradient_law_is_skipped_as_not_applicable(pytester, monkeypatch):
