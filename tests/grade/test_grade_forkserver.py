@@ -286,8 +286,11 @@ CTRL_C_ABLE = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.d
 LOOPING = "def run_softmax(in_features, dim):\n    while True:\n        pass\n"
 
 
-def test_ctrl_c_stops_grade_py_and_its_runners_at_once(make_submission, tmp_path):
-    """Gradings under way fail at once (their runners die with the server) and write no result."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_grade_py_and_its_runners_at_once(make_submission, tmp_path, sig):
+    """Gradings under way fail at once (their runners die with the server) and write no result. SIGTERM
+    (`docker stop`, a batch system's time limit), sent to grade.py alone, stops it the same way; its default
+    action had ended grade.py without a word."""
     subs = [make_submission({"softmax.py": LOOPING})[0] for _ in range(2)]
     out = tmp_path / "out"
     argv = ["grade.py", *map(str, subs), "--out", str(out), "--jobs", "2", "--timeout", "60"]
@@ -297,9 +300,22 @@ def test_ctrl_c_stops_grade_py_and_its_runners_at_once(make_submission, tmp_path
     while len(grandchildren(grade.pid)) < 2 and time.monotonic() < end:  # the server's two supervisors
         time.sleep(0.2)
     time.sleep(1)  # the runners are in their loops
-    os.killpg(grade.pid, signal.SIGINT)
+    supervisors = grandchildren(grade.pid)
+    if sig == signal.SIGINT:
+        os.killpg(grade.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+    else:
+        os.kill(grade.pid, signal.SIGTERM)
     started = time.monotonic()
     _, err = grade.communicate(timeout=60)
-    assert grade.returncode == 130 and "interrupted" in err
+    said = "interrupted" if sig == signal.SIGINT else "terminated (SIGTERM)"
+    assert grade.returncode == 128 + sig and f"grade.py: {said}; finished results are kept in" in err, err[-2000:]
     assert time.monotonic() - started < 10
     assert sorted(p.name for p in out.iterdir()) == ["grading-run.json"]
+    assert supervisors and not [pid for pid in supervisors if running(pid)]
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

@@ -15,7 +15,9 @@ import hashlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -254,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade.py: there is no {run.device} device here: every exercise will say 'not run on {run.device}'",
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
+    previous = _stop_on_sigterm()
     try:
         with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs,
                            reach=compile_cache.roots(run.adapter)) as uids:
@@ -276,11 +279,15 @@ def main(argv: list[str] | None = None) -> int:
                     return 2
             grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids, cpus=cpus,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
-    except KeyboardInterrupt:
-        print(f"grade.py: interrupted; finished results are kept in {out_dir}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stopped:
+        how = "terminated (SIGTERM)" if isinstance(stopped, Terminated) else "interrupted"
+        print(f"grade.py: {how}; finished results are kept in {out_dir}: run the same command to grade the rest",
+              file=sys.stderr)
+        return 128 + signal.SIGTERM if isinstance(stopped, Terminated) else 130
     finally:
         forkserver.shutdown()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     outputs.write_summary(out_dir, [e.id for e in course.exercises])
     finished = [r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))]
     outputs.print_table(finished)
@@ -289,6 +296,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade.py: the machine was too busy to finish {len(starved)} submission(s) ({', '.join(starved[:5])}"
               f"{', ...' if len(starved) > 5 else ''}): rerun the same command to regrade just those", file=sys.stderr)
     return 0
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`docker stop`, a batch system's time limit, `kill`): grade.py stops as Ctrl-C stops it. Every
+    runner is killed at once, no grading under way writes a result, and the finished ones are kept; its
+    default action instead ended the process without a word."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM raise Terminated in this (the main) thread; the handler it replaces, for main to put back
+    (None where signals cannot be set: main called from another thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    return signal.SIG_DFL if previous is None else previous  # None: one set outside Python, put back as default
 
 
 def _finished(result: dict | None) -> bool:
