@@ -10,9 +10,9 @@ A known source (a public repository, last year's solutions) is one unit per file
 
 import functools
 import multiprocessing
-import os
 from dataclasses import dataclass
 
+from attnlab.core.cpus import usable_cpus
 from attnlab.instructor.fingerprints import Segment, Statement, defined_attributes
 from attnlab.instructor.segments import file_segments
 
@@ -137,7 +137,7 @@ def all_units(submissions: dict[str, dict[str, str]], functions: dict[str, tuple
     """Submission name -> exercise id -> unit. Fingerprinting is pure Python and each submission is
     independent: a large class is spread over the machine's cores (forked workers; same result)."""
     names = sorted(submissions)
-    workers = min(os.cpu_count() or 1, 16)
+    workers = min(usable_cpus(), 16)
     _SHARED.update(submissions=submissions, template=template, functions=functions, cache=cache)
     try:
         if workers < 2 or len(names) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from attnlab.core import config, paths, shutdown
 from attnlab.core.config import EXERCISE_CPU_S, Limits
+from attnlab.core.cpus import usable_cpus
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, preflight, secret
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="how each path holds submissions (default: detected per path; docs/intake.md)")
     parser.add_argument("--out", type=Path, default=Path("grading-output"), help="results directory")
     config.add_arguments(parser)  # --assignment, --framework, --device, --lang: as attnlab and pytest take them
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
+    parser.add_argument("--jobs", type=int, default=usable_cpus(),
+                        help="submissions graded at once (default: the CPUs this process may use, %(default)s here)")
     parser.add_argument("--timeout", type=float, default=None,
                         help=f"CPU seconds per exercise (the wall clock is a backstop at {Limits.wall_factor:g}x + "
                              f"{Limits.wall_extra_s:g} s); default {EXERCISE_CPU_S:g} times the framework's "
