@@ -8,7 +8,6 @@ similar-code section, with the size of the HTML file.
 """
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ import time
 from pathlib import Path
 
 from attnlab.core import paths
+from attnlab.core.cpus import usable_cpus
 from attnlab.instructor.report import render
 from attnlab.instructor.synthetic import make_class
 
@@ -23,7 +23,7 @@ from attnlab.instructor.synthetic import make_class
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=int, default=usable_cpus())
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="attnlab-class-") as tmp:
         work = Path(tmp)

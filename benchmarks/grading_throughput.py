@@ -25,6 +25,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from attnlab.core.cpus import usable_cpus
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "submissions"
 KINDS = {"ref": EXAMPLES / "reference", "bug": EXAMPLES / "bob_buggy"}
@@ -146,7 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Grading throughput of grade.py against a naive baseline.")
     parser.add_argument("--copies", type=int, default=40, help="copies of each submission (K); grade.py's "
                         "start-up (~3 s) is shared by all of them, as in a course's run")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
+    parser.add_argument("--jobs", type=int, default=usable_cpus(), help="submissions graded at once")
     parser.add_argument("--repeats", type=int, default=3, help="grade.py runs; the median counts (a shared "
                         "machine is noisy)")
     parser.add_argument("--seed", type=int, default=12345)

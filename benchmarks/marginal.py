@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from attnlab.core.cpus import usable_cpus
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "20261126"
 TARGETS = {"torch submissions/s": 10.0, "torch: fresh import / marginal": 20.0, "JAX / torch (CPU)": 3.0,
@@ -179,8 +181,8 @@ def main() -> int:
               f"{floor / torch['wall_s']:.1f}x the fresh-interpreter floor", flush=True)
         # what an instructor running grade.py as it comes gets: one worker per CPU (not a target of its own:
         # the targets above are --jobs 1's, one submission's cost against one fresh interpreter's)
-        spread = summary("torch", default_pairs, f"--jobs {os.cpu_count()} (the default) ")
-        print(f"  torch at grade.py's default --jobs {os.cpu_count()}: {1 / spread['wall_s']:.1f} submissions/s, "
+        spread = summary("torch", default_pairs, f"--jobs {usable_cpus()} (the default) ")
+        print(f"  torch at grade.py's default --jobs {usable_cpus()}: {1 / spread['wall_s']:.1f} submissions/s, "
               f"{spread['cpu_s'] / torch['cpu_s']:.2f}x the CPU per copy of --jobs 1", flush=True)
         if args.mindspore:
             summary("mindspore", mindspore_pairs)
