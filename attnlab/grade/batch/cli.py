@@ -258,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade.py: there is no {run.device} device here: every exercise will say 'not run on {run.device}'",
               file=sys.stderr)
     shard = f" in shard {opts.shard[0]}/{opts.shard[1]}" if opts.shard else ""
-    previous = _stop_on_sigterm()
+    previous = None
     try:
+        previous = _stop_on_sigterm()  # inside: a SIGTERM right after it is handled below
         with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs,
                            reach=compile_cache.roots(run.adapter)) as uids:
             cpus = worker_cpus(opts.jobs)
