@@ -82,13 +82,13 @@ def test_a_result_someone_broke_is_named_not_silently_left_out(results_dir, caps
     """A result file cut short (a partial copy) or replaced by other JSON was dropped without a word: that
     student vanished from the report. grade.py's own files (grading-run.json, results.json) are no results
     and are not named."""
-    assert "could not be read" not in render(results_dir, lang="en")
+    assert "no readable result" not in render(results_dir, lang="en")
     (results_dir / "erin.json").write_text('{"submission": "erin", "score": 5')
     (results_dir / "notes.json").write_text("[1, 2]")
     html = render(results_dir, lang="en")
     start = html.index('class="meta error"')
     warning = " ".join(html[start:html.index("</p>", start)].split())
-    assert "2 file(s) in this directory look like results but could not be read" in warning
+    assert "2 JSON file(s) in this directory are no readable result, and are left out of everything below" in warning
     assert "<code>erin.json</code> (not readable as JSON" in warning
     assert "<code>notes.json</code> (not a grade.py result" in warning
     assert main([str(results_dir)]) == 0

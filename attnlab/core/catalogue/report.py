@@ -20,9 +20,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.count": {"en": "submissions", "zh": "提交数"},
     "report.not_graded": {"en": "not graded", "zh": "未评分"},
     "report.not_graded_count": {"en": "{count} not graded (no score: left out of these figures, listed below with the reason)", "zh": "{count} 份未评分（没有分数：不计入以上统计，下方列出原因）"},
-    "report.unreadable": {"en": "{count} file(s) in this directory look like results but could not be read, and are left out of "
-                                "everything below (grade.py regrades such a submission when run again into this directory):",
-                          "zh": "此目录中有 {count} 个文件看似结果却无法读取，以下各处均未计入（再次用 grade.py 评分到此目录时会重新评这些提交）："},
+    "report.unreadable": {"en": "{count} JSON file(s) in this directory are no readable result, and are left out of everything "
+                                "below (grade.py regrades a submission whose result is broken when run again into this directory):",
+                          "zh": "此目录中有 {count} 个 JSON 文件不是可读取的结果，以下各处均未计入（再次用 grade.py 评分到此目录时，结果损坏的提交会被重新评分）："},
     "report.share": {"en": "share of submissions", "zh": "提交占比"},
     "report.contents": {"en": "Contents", "zh": "目录"},
     "report.overview": {"en": "Overview", "zh": "概览"},
