@@ -31,7 +31,7 @@ from attnlab.grade.batch.intake import check_out, check_paths, discover
 from attnlab.grade.batch.run import grade_all, with_compile_cache, worker_cpus, worker_limits
 from attnlab.grade.batch.submissions import Layout, package_markers
 from attnlab.grade.judge import compile_cache
-from attnlab.grade.sandbox import forkserver, host
+from attnlab.grade.sandbox import forkserver, host, runs
 from attnlab.grade.sandbox.launch import LAUNCHERS, runner_server, validated
 from attnlab.grade.sandbox.levels import Isolation, isolation_level, missing_capabilities
 
@@ -238,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
         outputs.atomic_write(out_dir / outputs.SHARD_FILE, json.dumps(
             {"shard": list(opts.shard), "submissions": sorted(s.name for s in mine)}, ensure_ascii=False) + "\n")
     todo = [s for s in mine if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)))]
+    # no more workers than submissions: each leases a runner uid (a /proc and /tmp sweep each; --jobs 200 for two
+    # submissions took 5.6 s against 2.6), and --jobs over the 900 uids stopped with a traceback
+    jobs = min(opts.jobs, max(1, len(todo)))
     import torch
 
     from attnlab.grade.judge.judge import JudgeOptions, hidden_paths_for
@@ -261,9 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     previous = None
     try:
         previous = _stop_on_sigterm()  # inside: a SIGTERM right after it is handled below
-        with host.prepared(level, hidden=list(judge.hidden_paths), workers=opts.jobs,
+        with host.prepared(level, hidden=list(judge.hidden_paths), workers=jobs,
                            reach=compile_cache.roots(run.adapter)) as uids:
-            cpus = worker_cpus(opts.jobs)
+            cpus = worker_cpus(jobs)
             notes = [t("isolation.runner_uids", lang, uids=", ".join(map(str, uids)))] if uids else []
             notes.append(t("isolation.worker_cpus", lang, cpus=", ".join(map(str, cpus))) if cpus else
                          t("isolation.no_worker_cpus", lang))
@@ -280,8 +283,11 @@ def main(argv: list[str] | None = None) -> int:
                 if refused:
                     print(f"grade.py: {refused}", file=sys.stderr)
                     return 2
-            grade_all(todo, judge=judge, out_dir=out_dir, jobs=opts.jobs, uids=uids, cpus=cpus,
+            grade_all(todo, judge=judge, out_dir=out_dir, jobs=jobs, uids=uids, cpus=cpus,
                       gradescope_single=(len(submissions) == 1) if opts.gradescope else None)
+    except runs.UidsExhausted as exc:
+        print(f"grade.py: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as stopped:
         how = "terminated (SIGTERM)" if isinstance(stopped, Terminated) else "interrupted"
         print(f"grade.py: {how}; finished results are kept in {out_dir}: run the same command to grade the rest",

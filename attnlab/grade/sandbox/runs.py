@@ -126,6 +126,10 @@ def _has_account(uid: int) -> bool:
     return True
 
 
+class UidsExhausted(RuntimeError):
+    """Fewer runner uids are free than a run asks for (grade.py: a usage error naming --jobs)."""
+
+
 def lease_uids(count: int) -> list[int]:
     """`count` runner uids for this run alone, held until it exits: no account has them, no live run holds
     them, and no process runs as them (except those a dead run left behind, which are killed here)."""
@@ -148,8 +152,8 @@ def lease_uids(count: int) -> list[int]:
         _held[f"uid-{uid}"] = fd
         leased.append(uid)
     if len(leased) < count:
-        raise RuntimeError(f"only {len(leased)} of {count} runner uids in {RUNNER_UIDS.start}-{RUNNER_UIDS.stop - 1} "
-                           "are free: lower --jobs")
+        raise UidsExhausted(f"only {len(leased)} of {count} runner uids in {RUNNER_UIDS.start}-{RUNNER_UIDS.stop - 1} "
+                            "are free: lower --jobs")
     return leased
 
 
