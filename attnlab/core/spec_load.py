@@ -2,6 +2,7 @@
 
 import dataclasses
 import hashlib
+import math
 from pathlib import Path
 from typing import Any
 
@@ -289,13 +290,22 @@ def exercise(path: Path, node: Node) -> ExerciseSpec:
     return ExerciseSpec(
         id=ex_id, function=function, module=node.get("module", str),
         title=text(node, "title"), description=description,
-        points=float(node.get("points", (int, float))), hints=hints,
+        points=points_of(node), hints=hints,
         forbidden=tuple(n.value for n in node.sequence("forbidden", required=False)),
         tolerance=by_tol, tolerance_why=why, cases=cases,
         properties=tuple(prop(p, code, cases) for p in node.sequence("properties", required=False)),
         returns=returns(node, cases), misconceptions=misconceptions,
         path=path, frameworks=frameworks, framework_tolerance=by_framework,
         framework_words=framework_words(own_description, own_hints, own_messages))
+
+
+def points_of(node: Node) -> float:
+    """`points:` of an exercise or a quiz question: 0 (practice, graded for feedback only) or more. Fewer would
+    take points from whoever gets it right (`new --points -3` wrote such an exercise, and it loaded)."""
+    points = float(node.get("points", (int, float)))
+    if not (points >= 0 and math.isfinite(points)):
+        raise node.child("points").fail("a number of points, 0 or more", points)
+    return points
 
 
 def frameworks_of(node: Node) -> tuple[str, ...]:
@@ -321,7 +331,7 @@ def quiz(path: Path, node: Node) -> QuizSpec:
         choices_node = q.mapping("choices", required=kind == "choice")
         choices = {key: text(choices_node, key) for key in choices_node.value}
         questions.append(QuizQuestion(
-            id=q.get("id", str), kind=kind, prompt=text(q, "prompt"), points=float(q.get("points", (int, float))),
+            id=q.get("id", str), kind=kind, prompt=text(q, "prompt"), points=points_of(q),
             choices=choices, tolerance=float(q.get("tolerance", (int, float), 0.0))))
     return QuizSpec(id=node.get("id", str), title=text(node, "title"), description=text(node, "description"),
                     points=sum(q.points for q in questions), answers_file=node.get("answers_file", str),

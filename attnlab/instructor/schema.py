@@ -44,6 +44,7 @@ from attnlab.core.spec import (
 SCHEMA_DIR = paths.SPEC_DIR / "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 NUMBER = {"type": "number"}
+POINTS = {"type": "number", "minimum": 0}  # spec_load.points_of
 TEXT = {"$ref": "#/$defs/Text"}
 
 # class -> {field: None (derived, not written in YAML) | a schema replacing the annotation's}
@@ -75,9 +76,10 @@ YAML_FORM: dict[type, dict[str, Any]] = {
         "frameworks": {"type": "array", "items": {"enum": list(FRAMEWORKS)}, "minItems": 1},
         "returns": {"type": "array", "items": {"$ref": "#/$defs/Output"}, "minItems": 1},
         "forbidden": {"type": "array", "items": {"type": "string", "pattern": r"^[A-Za-z_][\w.]*$"}},
+        "points": POINTS,
     },
     QuizSpec: {"path": None, "function": None, "kind": {"const": "quiz"}, "points": None},
-    QuizQuestion: {"kind": {"enum": ["numeric", "choice"]}, "choices": {
+    QuizQuestion: {"kind": {"enum": ["numeric", "choice"]}, "points": POINTS, "choices": {
         "type": "object", "additionalProperties": TEXT}},
     CaseSpec: {"checks": {"type": "array", "items": {"enum": list(CASE_CHECKS)}},
                "args": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Argument"}},

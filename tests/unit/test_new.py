@@ -1,5 +1,5 @@
 """python -m attnlab.instructor.new: the files one new exercise owns, a spec that loads and validates, and
-its line in course.yaml; nothing written when the id exists or the assignment does not."""
+its line in course.yaml; nothing written when the id exists, the assignment does not or the points are negative."""
 
 import json
 import shutil
@@ -42,7 +42,8 @@ def test_scaffold_makes_an_exercise_the_course_loads(project, capsys):
 def test_nothing_is_written_for_a_taken_id_or_an_unknown_assignment(project):
     before = sorted(p.relative_to(project) for p in project.rglob("*"))
     course_yaml = (project / "spec" / "course.yaml").read_text(encoding="utf-8")
-    for argv in (["softmax", "--assignment", "attention"], ["toy_scale", "--assignment", "nope"]):
+    for argv in (["softmax", "--assignment", "attention"], ["toy_scale", "--assignment", "nope"],
+                 ["toy_scale", "--assignment", "modern", "--points", "-3"]):
         with pytest.raises(SystemExit) as exit_:
             new.main([*argv, "--root", str(project)])
         assert exit_.value.code == 2

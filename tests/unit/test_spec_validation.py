@@ -52,6 +52,18 @@ def test_points_must_add_up(spec_dir):
     expect_error(spec_dir, "course.yaml", "assignments[0].total_points", "99")
 
 
+@pytest.mark.parametrize("points", [-3, float("inf")])
+def test_an_exercise_is_worth_zero_points_or_more(spec_dir, points):
+    """`points: -3` loaded (the totals can be made to match): passing the exercise would have cost points."""
+    edit(spec_dir / "dropout.yaml", lambda d: d.update(points=points))
+    expect_error(spec_dir, "dropout.yaml", "points", "a number of points, 0 or more", f"got {points!r}")
+
+
+def test_a_quiz_question_is_worth_zero_points_or_more(spec_dir):
+    edit(spec_dir / "quiz.yaml", lambda d: d["questions"][0].update(points=-1))
+    expect_error(spec_dir, "quiz.yaml", "questions[0].points", "a number of points, 0 or more", "got -1.0")
+
+
 def test_course_and_files_must_agree(spec_dir):
     (spec_dir / "extra.yaml").write_text("id: extra\n")
     expect_error(spec_dir, "course.yaml", "assignments", "extra")
