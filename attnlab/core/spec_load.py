@@ -218,9 +218,17 @@ def _by_dtype(tol: Node) -> dict[str, Tolerance]:
         if dtype in tol.value:
             t = tol.mapping(dtype)
             t.only({"atol", "rtol"})
-            by_dtype[dtype] = Tolerance(atol=float(t.get("atol", (int, float))),
-                                        rtol=float(t.get("rtol", (int, float))))
+            by_dtype[dtype] = Tolerance(atol=_tolerance_value(t, "atol"), rtol=_tolerance_value(t, "rtol"))
     return by_dtype
+
+
+def _tolerance_value(node: Node, key: str) -> float:
+    """atol or rtol: finite and 0 or more. A negative one failed every output, the reference's too; .inf passed
+    every output, a wrong one's too; .nan failed every one."""
+    value = float(node.get(key, (int, float)))
+    if not (value >= 0 and math.isfinite(value)):
+        raise node.child(key).fail("a finite number, 0 or more", value)
+    return value
 
 
 EXERCISE_KEYS = {"kind", "id", "function", "module", "title", "description", "points", "hints", "forbidden",

@@ -89,6 +89,7 @@ YAML_FORM: dict[type, dict[str, Any]] = {
     Output: {"like": {"type": ["string", "null"]}},
     Misconception: {"message": WORDED},
     Assignment: {"exercise_ids": None, "framework": {"enum": list(FRAMEWORKS)}},
+    Tolerance: {"atol": {"type": "number", "minimum": 0}, "rtol": {"type": "number", "minimum": 0}},  # spec_load
 }
 # fields the loader gives a default when the YAML leaves them out
 YAML_OPTIONAL = {(CaseSpec, "checks"), (QuizQuestion, "choices"), (QuizQuestion, "tolerance"),

@@ -59,6 +59,13 @@ def test_an_exercise_is_worth_zero_points_or_more(spec_dir, points):
     expect_error(spec_dir, "dropout.yaml", "points", "a number of points, 0 or more", f"got {points!r}")
 
 
+@pytest.mark.parametrize("atol", [-1e-6, float("inf"), float("nan")])
+def test_a_tolerance_is_finite_and_zero_or_more(spec_dir, atol):
+    """A negative atol failed every output, the reference's too; .inf passed every output, a wrong one's too."""
+    edit(spec_dir / "rope.yaml", lambda d: d["tolerance"]["float32"].update(atol=atol))
+    expect_error(spec_dir, "rope.yaml", "tolerance.float32.atol", "a finite number, 0 or more")
+
+
 def test_a_quiz_question_is_worth_zero_points_or_more(spec_dir):
     edit(spec_dir / "quiz.yaml", lambda d: d["questions"][0].update(points=-1))
     expect_error(spec_dir, "quiz.yaml", "questions[0].points", "a number of points, 0 or more", "got -1.0")
