@@ -222,10 +222,10 @@ def _by_dtype(tol: Node) -> dict[str, Tolerance]:
     return by_dtype
 
 
-def _tolerance_value(node: Node, key: str) -> float:
-    """atol or rtol: finite and 0 or more. A negative one failed every output, the reference's too; .inf passed
-    every output, a wrong one's too; .nan failed every one."""
-    value = float(node.get(key, (int, float)))
+def _tolerance_value(node: Node, key: str, **default: float) -> float:
+    """atol, rtol or a numeric quiz question's tolerance: finite and 0 or more. A negative one failed every
+    output (or answer), the reference's too; .inf passed every one, a wrong one's too; .nan failed every one."""
+    value = float(node.get(key, (int, float), *default.values()))
     if not (value >= 0 and math.isfinite(value)):
         raise node.child(key).fail("a finite number, 0 or more", value)
     return value
@@ -340,7 +340,7 @@ def quiz(path: Path, node: Node) -> QuizSpec:
         choices = {key: text(choices_node, key) for key in choices_node.value}
         questions.append(QuizQuestion(
             id=q.get("id", str), kind=kind, prompt=text(q, "prompt"), points=points_of(q),
-            choices=choices, tolerance=float(q.get("tolerance", (int, float), 0.0))))
+            choices=choices, tolerance=_tolerance_value(q, "tolerance", default=0.0)))
     return QuizSpec(id=node.get("id", str), title=text(node, "title"), description=text(node, "description"),
                     points=sum(q.points for q in questions), answers_file=node.get("answers_file", str),
                     questions=tuple(questions), path=path)

@@ -79,7 +79,8 @@ YAML_FORM: dict[type, dict[str, Any]] = {
         "points": POINTS,
     },
     QuizSpec: {"path": None, "function": None, "kind": {"const": "quiz"}, "points": None},
-    QuizQuestion: {"kind": {"enum": ["numeric", "choice"]}, "points": POINTS, "choices": {
+    QuizQuestion: {"kind": {"enum": ["numeric", "choice"]}, "points": POINTS,
+                   "tolerance": {"type": "number", "minimum": 0}, "choices": {
         "type": "object", "additionalProperties": TEXT}},
     CaseSpec: {"checks": {"type": "array", "items": {"enum": list(CASE_CHECKS)}},
                "args": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Argument"}},

@@ -66,9 +66,11 @@ def test_a_tolerance_is_finite_and_zero_or_more(spec_dir, atol):
     expect_error(spec_dir, "rope.yaml", "tolerance.float32.atol", "a finite number, 0 or more")
 
 
-def test_a_quiz_question_is_worth_zero_points_or_more(spec_dir):
+def test_a_quiz_question_is_worth_zero_points_or_more_and_its_tolerance_is_not_negative(spec_dir):
     edit(spec_dir / "quiz.yaml", lambda d: d["questions"][0].update(points=-1))
     expect_error(spec_dir, "quiz.yaml", "questions[0].points", "a number of points, 0 or more", "got -1.0")
+    edit(spec_dir / "quiz.yaml", lambda d: d["questions"][0].update(points=1, tolerance=-0.5))
+    expect_error(spec_dir, "quiz.yaml", "questions[0].tolerance", "a finite number, 0 or more", "got -0.5")
 
 
 def test_course_and_files_must_agree(spec_dir):
