@@ -185,6 +185,25 @@ def test_an_out_directory_inside_the_class_or_a_file_is_refused(tmp_path):
     assert beside.returncode == 0 and (class_ / "results" / "bob.json").exists(), beside.stderr[-2000:]
 
 
+def test_an_out_directory_of_another_assignment_is_refused_not_resumed(tmp_path):
+    """A rerun keeps finished results. `--assignment modern --seed N` into the attention assignment's --out (the
+    default grading-output, say) said "1 already done" and kept the student's attention result as the modern one;
+    without --seed it was refused as "graded with another course secret", naming the same secret twice."""
+    ann = paths.copy_template(tmp_path / "ann", frameworks.default())
+    out = tmp_path / "out"
+    first = grade(ann, "--out", out, "--seed", "3")
+    assert first.returncode == 0, first.stderr[-2000:]
+    refused = grade(ann, "--out", out, "--seed", "3", "--assignment", "modern")
+    assert refused.returncode == 2
+    assert f"{out} holds the results of assignment attention in torch, and this run grades modern in torch" in \
+        refused.stderr
+    assert load(out, "ann")["assignment"] == "attention"
+    (out / "grading-run.json").unlink()  # as an older grade.py left it: no record of the assignment
+    resumed = grade(ann, "--out", out, "--seed", "3", "--assignment", "modern")
+    assert resumed.returncode == 0 and "1 of 1 submissions (0 already done)" in resumed.stderr.splitlines()[0]
+    assert load(out, "ann")["assignment"] == "modern"
+
+
 def test_a_limit_the_reference_cannot_meet_stops_the_run_before_the_class(tmp_path):
     """--memory 512 counts the ~600 MB torch maps before any student code runs: the reference lost 2.4 to 12.4
     of 100 points under it, and every correct submission would lose points too (grade.batch.preflight).

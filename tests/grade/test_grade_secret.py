@@ -63,7 +63,8 @@ def test_two_runs_without_seed_grade_identically(runs):
     records = [json.loads((runs["work"] / d / "grading-run.json").read_text()) for d in ("first", "second")]
     value = secret.read(runs["key"])
     assert records[0] == records[1] == {"seed": secret.assignment_seed(value, "attention"),
-                                        "secret": secret.fingerprint(value)}
+                                        "secret": secret.fingerprint(value), "assignment": "attention",
+                                        "framework": "torch"}
 
 
 def test_a_rotated_secret_draws_other_inputs_and_an_old_output_dir_is_not_mixed(runs):
@@ -78,7 +79,8 @@ def test_a_rotated_secret_draws_other_inputs_and_an_old_output_dir_is_not_mixed(
     forced = grade(runs["package"], "--out", work / "first", "--force", secret_file=key)
     assert forced.returncode == 0, forced.stderr[-2000:]
     record = json.loads((work / "first" / "grading-run.json").read_text())
-    assert record == {"seed": secret.assignment_seed(value, "attention"), "secret": secret.fingerprint(value)}
+    assert record == {"seed": secret.assignment_seed(value, "attention"), "secret": secret.fingerprint(value),
+                      "assignment": "attention", "framework": "torch"}
     assert secret.assignment_seed(value, "attention") != secret.assignment_seed(value, "modern")
 
 

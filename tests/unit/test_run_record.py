@@ -23,3 +23,31 @@ def test_anything_else_is_refused_by_name_unless_forced(tmp_path, text):
     with pytest.raises(ValueError, match=f"{record} is not a record of grade.py's.*add --force"):
         recorded_run(record, force=False)
     assert recorded_run(record, force=True) is None  # --force regrades everything and writes a new one
+
+
+def test_a_record_of_another_assignment_or_framework_is_refused_by_name(tmp_path):
+    """A rerun keeps finished results: `--assignment modern` into the attention assignment's --out kept each
+    student's attention result as their modern one ("1 already done")."""
+    from attnlab.grade.batch.cli import check_same_grading
+
+    recorded = {"seed": 5, "secret": None, "assignment": "attention", "framework": "torch"}
+    check_same_grading(tmp_path, recorded, "attention", "torch")
+    check_same_grading(tmp_path, {"seed": 5, "secret": None}, "modern", "numpy")  # an older record names neither
+    for assignment, framework in (("modern", "torch"), ("attention", "numpy")):
+        with pytest.raises(ValueError, match=f"{tmp_path} holds the results of assignment attention in torch, and "
+                                             f"this run grades {assignment} in {framework}: .* add --force"):
+            check_same_grading(tmp_path, recorded, assignment, framework)
+
+
+def test_merge_refuses_shards_of_different_assignments_and_carries_what_they_share(tmp_path):
+    from attnlab.grade.batch.merge import common_seed
+
+    shards = []
+    for i, assignment in enumerate(("attention", "attention", "modern")):
+        shards.append(tmp_path / f"shard-{i}")
+        shards[-1].mkdir()
+        (shards[-1] / "grading-run.json").write_text(json.dumps(
+            {"seed": 7, "secret": None, "assignment": assignment, "framework": "torch"}))
+    assert common_seed(shards[:2]) == {"seed": 7, "secret": None, "assignment": "attention", "framework": "torch"}
+    with pytest.raises(ValueError, match="the shards graded different assignments or frameworks"):
+        common_seed(shards)

@@ -113,13 +113,13 @@ def budget_timeout(budget_s: float, exercises: int, limits: Limits, cap: float =
     return min(cap, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
 
 
-def run_seed(out_dir: Path, requested: int | None, assignment: str, *, force: bool) -> int:
+def run_seed(out_dir: Path, requested: int | None, assignment: str, framework: str, *, force: bool) -> int:
     """The run's seed for fresh inputs: --seed, else the course secret's for the assignment (made on first use,
-    grade/batch/secret.py), so every run grades the same code alike. Recorded in --out (hidden from runners):
-    a rerun into a directory graded with --seed goes on with that seed; one graded with another course secret
-    is refused unless --force regrades all of it."""
+    grade/batch/secret.py), so every run grades the same code alike. Recorded in --out (hidden from runners),
+    with the assignment and framework graded (check_same_grading): a rerun into a directory graded with --seed
+    goes on with that seed; one graded with another course secret is refused unless --force regrades all of it."""
     record = out_dir / outputs.RUN_FILE
-    recorded = recorded_run(record, force=force)
+    recorded = recorded_run(record, force=force)  # of this assignment and framework: main checked
     fingerprint = None
     if requested is not None:
         seed = requested
@@ -130,12 +130,27 @@ def run_seed(out_dir: Path, requested: int | None, assignment: str, *, force: bo
             print(f"grade.py: made the course secret {secret.secret_file()} (keep it: it decides every hidden "
                   "input; `python -m attnlab.instructor.secret rotate` makes a new one)", file=sys.stderr)
         if recorded is not None and recorded["seed"] != seed and not force:
+            if recorded.get("secret") == fingerprint:  # a record from before assignments were recorded
+                raise ValueError(f"{out_dir} was graded for another assignment (with this course secret): grade "
+                                 "each assignment into its own --out, or add --force to regrade all of it")
             if recorded.get("secret") is not None:
                 raise ValueError(f"{out_dir} was graded with another course secret ({recorded['secret']}, now "
                                  f"{fingerprint}): grade into a new --out, or add --force to regrade all of it")
             seed, fingerprint = int(recorded["seed"]), None  # graded with --seed N: go on with it
-    outputs.atomic_write(record, json.dumps({"seed": seed, "secret": fingerprint}) + "\n")
+    outputs.atomic_write(record, json.dumps({"seed": seed, "secret": fingerprint, "assignment": assignment,
+                                             "framework": framework}) + "\n")
     return seed
+
+
+def check_same_grading(out_dir: Path, recorded: dict, assignment: str, framework: str) -> None:
+    """ValueError where --out was graded for another assignment or framework: a rerun keeps finished results,
+    and `--assignment modern` into the attention assignment's --out (the default grading-output, say) kept each
+    student's attention result as their modern one, saying "1 already done". Older records name neither."""
+    was = (recorded.get("assignment", assignment), recorded.get("framework", framework))
+    if was != (assignment, framework):
+        raise ValueError(f"{out_dir} holds the results of assignment {was[0]} in {was[1]}, and this run grades "
+                         f"{assignment} in {framework}: grade each into its own --out, or add --force to regrade "
+                         "all of it")
 
 
 def recorded_run(record: Path, *, force: bool) -> dict | None:
@@ -234,10 +249,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out_dir = opts.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    graded = (run.course.assignment.id, run.framework)
+    try:  # before anything is written there
+        recorded = recorded_run(out_dir / outputs.RUN_FILE, force=opts.force)
+        if recorded is not None and not opts.force:
+            check_same_grading(out_dir, recorded, *graded)
+    except ValueError as exc:
+        print(f"grade.py: {exc}", file=sys.stderr)
+        return 2
     if opts.shard is not None:  # what this slice holds: merge checks that every one of them has a result
         outputs.atomic_write(out_dir / outputs.SHARD_FILE, json.dumps(
             {"shard": list(opts.shard), "submissions": sorted(s.name for s in mine)}, ensure_ascii=False) + "\n")
-    todo = [s for s in mine if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)))]
+    todo = [s for s in mine
+            if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)), *graded)]
     # no more workers than submissions: each leases a runner uid (a /proc and /tmp sweep each; --jobs 200 for two
     # submissions took 5.6 s against 2.6), and --jobs over the 900 uids stopped with a traceback
     jobs = min(opts.jobs, max(1, len(todo)))
@@ -248,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
     try:
-        seed = run_seed(out_dir, opts.seed, run.course.assignment.id, force=opts.force)
+        seed = run_seed(out_dir, opts.seed, run.course.assignment.id, run.framework, force=opts.force)
     except (secret.SecretError, ValueError) as exc:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2
@@ -326,5 +350,7 @@ def _stop_on_sigterm():
     return signal.SIG_DFL if previous is None else previous  # None: one set outside Python, put back as default
 
 
-def _finished(result: dict | None) -> bool:
-    return result is not None and not outputs.overloaded(result)
+def _finished(result: dict | None, assignment: str, framework: str) -> bool:
+    """A result a rerun keeps: complete, not starved, and of this run's assignment and framework."""
+    return (result is not None and not outputs.overloaded(result)
+            and (result.get("assignment", assignment), result.get("framework", framework)) == (assignment, framework))

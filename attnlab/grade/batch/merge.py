@@ -58,18 +58,23 @@ def collect(dirs: list[Path]) -> dict[str, tuple[Path, dict]]:
 
 
 def common_seed(dirs: list[Path]) -> dict | None:
-    """The run record (seed, course secret's fingerprint) all shards share (None if none recorded one); raises
-    ValueError if their seeds differ."""
+    """The run record (seed, course secret's fingerprint, and the assignment and framework where recorded) all
+    shards share (None if none recorded one); raises ValueError if their seeds, assignments or frameworks differ."""
     records = {}
     for directory in dirs:
         record = directory / outputs.RUN_FILE
         if record.is_file():
             found = json.loads(record.read_text())
-            records[directory] = {"seed": found["seed"], "secret": found.get("secret")}
+            records[directory] = {"seed": found["seed"], "secret": found.get("secret"),
+                                  **{k: found[k] for k in ("assignment", "framework") if k in found}}
     if len({r["seed"] for r in records.values()}) > 1:
         listed = ", ".join(f"{d}: {r['seed']}" for d, r in records.items())
         raise ValueError(f"the shards were graded with different seeds ({listed}); grade every shard with the "
                          "same course secret or --seed")
+    graded = {(r.get("assignment"), r.get("framework")) for r in records.values()}
+    if len(graded) > 1:
+        listed = ", ".join(f"{d}: {r.get('assignment')} in {r.get('framework')}" for d, r in records.items())
+        raise ValueError(f"the shards graded different assignments or frameworks ({listed}): merge one at a time")
     return next(iter(records.values()), None)
 
 
