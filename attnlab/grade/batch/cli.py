@@ -113,13 +113,14 @@ def budget_timeout(budget_s: float, exercises: int, limits: Limits, cap: float =
     return min(cap, max(1.0, (per_exercise - limits.wall_extra_s) / limits.wall_factor))
 
 
-def run_seed(out_dir: Path, requested: int | None, assignment: str, framework: str, *, force: bool) -> int:
+def run_seed(out_dir: Path, requested: int | None, assignment: str, framework: str, recorded: dict | None, *,
+             force: bool) -> int:
     """The run's seed for fresh inputs: --seed, else the course secret's for the assignment (made on first use,
     grade/batch/secret.py), so every run grades the same code alike. Recorded in --out (hidden from runners),
     with the assignment and framework graded (check_same_grading): a rerun into a directory graded with --seed
-    goes on with that seed; one graded with another course secret is refused unless --force regrades all of it."""
+    goes on with that seed; one graded with another course secret is refused unless --force regrades all of it.
+    `recorded`: the record found there (recorded_run), of this assignment and framework (main checked)."""
     record = out_dir / outputs.RUN_FILE
-    recorded = recorded_run(record, force=force)  # of this assignment and framework: main checked
     fingerprint = None
     if requested is not None:
         seed = requested
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # checks are small: parallelism comes from --jobs, not from intra-op threads
     warm_judge()
     try:
-        seed = run_seed(out_dir, opts.seed, run.course.assignment.id, run.framework, force=opts.force)
+        seed = run_seed(out_dir, opts.seed, *graded, recorded, force=opts.force)
     except (secret.SecretError, ValueError) as exc:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2

@@ -55,7 +55,12 @@ def read_result(path: Path) -> dict | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys() else None
+    return data if is_result(data) else None
+
+
+def is_result(data: object) -> bool:
+    """Whether parsed JSON is a finished grade.py result."""
+    return isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys()
 
 
 def read_results(directory: Path) -> tuple[list[dict], list[tuple[str, str]]]:
@@ -71,7 +76,7 @@ def read_results(directory: Path) -> tuple[list[dict], list[tuple[str, str]]]:
         except (OSError, ValueError) as exc:
             unreadable.append((path.name, f"not readable as JSON ({exc})"))
             continue
-        if isinstance(data, dict) and {"submission", "score", "exercises"} <= data.keys():
+        if is_result(data):
             results.append(data)
         else:
             unreadable.append((path.name, "not a grade.py result (no submission, score and exercises)"))
