@@ -40,7 +40,7 @@ def test_a_record_of_another_assignment_or_framework_is_refused_by_name(tmp_path
 
 
 def test_merge_refuses_shards_of_different_assignments_and_carries_what_they_share(tmp_path):
-    from attnlab.grade.batch.merge import common_seed
+    from attnlab.grade.batch.merge import common_record, graded, run_records
 
     shards = []
     for i, assignment in enumerate(("attention", "attention", "modern")):
@@ -48,6 +48,19 @@ def test_merge_refuses_shards_of_different_assignments_and_carries_what_they_sha
         shards[-1].mkdir()
         (shards[-1] / "grading-run.json").write_text(json.dumps(
             {"seed": 7, "secret": None, "assignment": assignment, "framework": "torch"}))
-    assert common_seed(shards[:2]) == {"seed": 7, "secret": None, "assignment": "attention", "framework": "torch"}
-    with pytest.raises(ValueError, match="the shards graded different assignments or frameworks"):
-        common_seed(shards)
+    records = run_records(shards[:2])
+    assert common_record(records) == {"seed": 7, "secret": None, "assignment": "attention", "framework": "torch"}
+    assert graded(records, {}) == "attention"
+    with pytest.raises(ValueError, match="the shards graded different assignments or frameworks"
+                                         r" \(attention in torch: .*shard-0.*; modern in torch: .*shard-2"):
+        graded(run_records(shards), {})
+    # a result of another framework than the records' (an --out an older grade.py left, or a copied file)
+    numpy_result = {"submission": "s", "assignment": "attention", "framework": "numpy"}
+    with pytest.raises(ValueError, match=r"attention in numpy: .*s\.json; attention in torch"):
+        graded(records, {"s": (tmp_path / "s.json", numpy_result)})
+    # an older record names neither: the results decide; one without a framework says nothing of it
+    (shards[2] / "grading-run.json").write_text(json.dumps({"seed": 7, "secret": None}))
+    assert graded(run_records(shards), {"s": (tmp_path / "s.json", {"submission": "s"})}) == "attention"
+    (shards[2] / "grading-run.json").write_text("{not json")
+    with pytest.raises(ValueError, match=f"{shards[2] / 'grading-run.json'} is not a run record grade.py wrote"):
+        run_records(shards)

@@ -3,7 +3,8 @@
 Every DIR/<name>.json result is copied into --out (with its gradescope/<name>.json, if any), then
 summary.csv is written and the table printed, exactly as one unsharded run would have. A submission in
 several DIRs must have the same result in each (started_at and duration_s aside): a conflict is refused
-with a message naming both files, as are shards graded with different secret seeds. Nobody is lost on the
+with a message naming both files, as are shards graded with different secret seeds or of different
+assignments or frameworks. Nobody is lost on the
 way: each shard's DIR says which slice it is and which submissions it holds (outputs.SHARD_FILE), and a
 shard not given, or a submission of a given one without a finished result (a Slurm task killed mid-way),
 is refused, naming them, unless --partial merges what there is.
@@ -57,25 +58,50 @@ def collect(dirs: list[Path]) -> dict[str, tuple[Path, dict]]:
     return found
 
 
-def common_seed(dirs: list[Path]) -> dict | None:
-    """The run record (seed, course secret's fingerprint, and the assignment and framework where recorded) all
-    shards share (None if none recorded one); raises ValueError if their seeds, assignments or frameworks differ."""
+def run_records(dirs: list[Path]) -> dict[Path, dict]:
+    """Each directory's run record (outputs.RUN_FILE), where it has one; raises ValueError naming a broken one."""
     records = {}
     for directory in dirs:
-        record = directory / outputs.RUN_FILE
-        if record.is_file():
-            found = json.loads(record.read_text())
-            records[directory] = {"seed": found["seed"], "secret": found.get("secret"),
-                                  **{k: found[k] for k in ("assignment", "framework") if k in found}}
+        path = directory / outputs.RUN_FILE
+        if path.is_file():
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise ValueError(f"{path} is not a run record grade.py wrote ({exc})") from None
+            if not isinstance(record, dict) or "seed" not in record:
+                raise ValueError(f"{path} is not a run record grade.py wrote (no seed)")
+            records[path] = record
+    return records
+
+
+def common_record(records: dict[Path, dict]) -> dict | None:
+    """The run record (seed, course secret's fingerprint, and the assignment and framework where recorded) all
+    shards share (None if none recorded one); raises ValueError if their seeds differ (what they graded is
+    checked with the results: `graded`)."""
     if len({r["seed"] for r in records.values()}) > 1:
-        listed = ", ".join(f"{d}: {r['seed']}" for d, r in records.items())
+        listed = ", ".join(f"{path}: {r['seed']}" for path, r in records.items())
         raise ValueError(f"the shards were graded with different seeds ({listed}); grade every shard with the "
                          "same course secret or --seed")
-    graded = {(r.get("assignment"), r.get("framework")) for r in records.values()}
-    if len(graded) > 1:
-        listed = ", ".join(f"{d}: {r.get('assignment')} in {r.get('framework')}" for d, r in records.items())
+    return next(({"seed": r["seed"], "secret": r.get("secret"),
+                  **{k: r[k] for k in ("assignment", "framework") if k in r}} for r in records.values()), None)
+
+
+def graded(records: dict[Path, dict], found: dict[str, tuple[Path, dict]]) -> str | None:
+    """The one assignment that the shards' run records and results name (None if none does); raises ValueError,
+    naming where each comes from, if they name more than one assignment or framework. A result without an
+    assignment is the attention assignment's (an older grade.py); a record or result without a framework
+    (older still) says nothing of it, and a record without an assignment nothing at all."""
+    sources: dict[tuple[str, str | None], list[str]] = {}
+    named = [(path, r) for path, r in records.items() if "assignment" in r] + list(found.values())
+    for path, r in named:
+        sources.setdefault((r.get("assignment", "attention"), r.get("framework")), []).append(str(path))
+    assignments = {a for a, _ in sources}
+    if len(assignments) > 1 or len({f for _, f in sources if f is not None}) > 1:
+        listed = "; ".join(f"{a} in {f or 'an unrecorded framework'}: {', '.join(where[:3])}"
+                           + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+                           for (a, f), where in sorted(sources.items(), key=str))
         raise ValueError(f"the shards graded different assignments or frameworks ({listed}): merge one at a time")
-    return next(iter(records.values()), None)
+    return assignments.pop() if assignments else None
 
 
 def missing(dirs: list[Path], found: dict[str, tuple[Path, dict]]) -> list[str]:
@@ -128,12 +154,10 @@ def write(out: Path, found: dict[str, tuple[Path, dict]], record: dict | None) -
 def main(argv: list[str]) -> int:
     opts = parse_args(argv)
     try:
-        record = common_seed(opts.dirs)
+        records = run_records(opts.dirs)
+        record = common_record(records)
         found = collect(opts.dirs)
-        assignments = {r.get("assignment", "attention") for _, r in found.values()}
-        if len(assignments) > 1:
-            raise ValueError(f"the shards graded different assignments {sorted(assignments)}: merge one at a time")
-        course = load_course(paths.SPEC_DIR, assignments.pop() if assignments else None)
+        course = load_course(paths.SPEC_DIR, graded(records, found))
         problems = missing(opts.dirs, found)
         if problems and not opts.partial:
             raise ValueError("; ".join(problems) + " (or add --partial to merge what there is)")
