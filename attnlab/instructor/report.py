@@ -90,10 +90,13 @@ def _similar(submissions_dir: Path | None, course: Course | None, lang: str, kno
     return similarity_view.section(found, submissions_dir, lang)
 
 
+Loaded = tuple[list[dict], list[tuple[str, str]]]  # what load_results found
+
+
 def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None,
-            known_dir: Path | None = None) -> dict:
-    """Everything the template shows."""
-    results, unreadable = load_results(results_dir)
+            known_dir: Path | None = None, loaded: Loaded | None = None) -> dict:
+    """Everything the template shows (`loaded`: load_results(results_dir), where the caller has it)."""
+    results, unreadable = loaded or load_results(results_dir)
     course = _course(results)
     # a submission that could not be graded has no score: it is listed, with why, and counted in no statistic
     not_graded = [r for r in results if r.get("not_graded")]
@@ -119,11 +122,12 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     }
 
 
-def render(results_dir: Path, *, lang: str, submissions_dir: Path | None = None, known_dir: Path | None = None) -> str:
+def render(results_dir: Path, *, lang: str, submissions_dir: Path | None = None, known_dir: Path | None = None,
+           loaded: Loaded | None = None) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return env.get_template("report.html.j2").render(**context(results_dir, lang=lang,
-                                                               submissions_dir=submissions_dir, known_dir=known_dir))
+    return env.get_template("report.html.j2").render(**context(results_dir, lang=lang, submissions_dir=submissions_dir,
+                                                               known_dir=known_dir, loaded=loaded))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,12 +145,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m attnlab.instructor.report: {flag} {given} is not a directory", file=sys.stderr)
             return 2
     try:
+        loaded = load_results(opts.results_dir)  # read once: for the report and for the files named below
         html = render(opts.results_dir, lang=opts.lang or default_lang(), submissions_dir=opts.submissions,
-                      known_dir=opts.known)
+                      known_dir=opts.known, loaded=loaded)
     except ReportError as exc:
         print(f"python -m attnlab.instructor.report: {exc}", file=sys.stderr)
         return 2
-    for name, why in read_results(opts.results_dir)[1]:  # also in the report, under its first line
+    for name, why in loaded[1]:  # also in the report, under its first line
         print(f"python -m attnlab.instructor.report: {opts.results_dir / name} left out: {why}", file=sys.stderr)
     output = opts.output or opts.results_dir / "report.html"
     atomic_write(output, html)  # the results' file mode (0600): the report holds every student's feedback
