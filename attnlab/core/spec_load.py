@@ -222,10 +222,11 @@ def _by_dtype(tol: Node) -> dict[str, Tolerance]:
     return by_dtype
 
 
-def _tolerance_value(node: Node, key: str, **default: float) -> float:
-    """atol, rtol or a numeric quiz question's tolerance: finite and 0 or more. A negative one failed every
-    output (or answer), the reference's too; .inf passed every one, a wrong one's too; .nan failed every one."""
-    value = float(node.get(key, (int, float), *default.values()))
+def _tolerance_value(node: Node, key: str, default: float | None = None) -> float:
+    """atol, rtol or a numeric quiz question's tolerance (required unless a `default` is given): finite and 0 or
+    more. A negative one failed every output (or answer), the reference's too; .inf passed every one, a wrong
+    one's too; .nan failed every one."""
+    value = float(node.get(key, (int, float)) if default is None else node.get(key, (int, float), default))
     if not (value >= 0 and math.isfinite(value)):
         raise node.child(key).fail("a finite number, 0 or more", value)
     return value
