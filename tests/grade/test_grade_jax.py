@@ -92,19 +92,21 @@ def cache_state(root: Path) -> dict[str, tuple[str, int, int]]:
 JAX = frameworks.adapter("jax")
 CLASS = paths.examples_dir(JAX)  # examples/jax: reference, template, partial, buggy, library calls
 NAMES = {"attention": "reference", "modern": "jax"}  # the reference's result: the class's, or reference/jax itself
+IMPORT_TIMEOUT = "19"  # seconds: JAX's default is 20
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """The JAX example class graded as README says (`--framework jax`, no paths) in the first assignment, with a
-    compilation cache the judge fills first; the JAX reference in the second, with none; runners forked two at a
+    compilation cache the judge fills first and an import time limit lowered a little below JAX's default (so
+    the reference is tried under it first); the JAX reference in the second, with none; runners forked two at a
     time; and the torch template, for its isolation level. The two JAX runs go at once, on CPUs of their own
     where there are two: the second is one submission, so one runner, computing on one CPU for minutes."""
     work = tmp_path_factory.mktemp("jax")
     cpus = sorted(os.sched_getaffinity(0))
     halves = (cpus[:len(cpus) // 2], cpus[len(cpus) // 2:]) if len(cpus) > 1 else (None, None)
     running = {"attention": started("--framework", "jax", "--out", work / "attention", "--seed", "5", "--jobs", "2",
-                                    cache=work / "cache", cpus=halves[0]),
+                                    "--import-timeout", IMPORT_TIMEOUT, cache=work / "cache", cpus=halves[0]),
                "modern": started(paths.reference_dir(JAX), "--framework", "jax", "--assignment", "modern",
                                  "--out", work / "modern", "--seed", "5", "--jobs", "2", cpus=halves[1])}
     procs = {name: finished(proc, timeout=900) for name, proc in running.items()}
@@ -192,6 +194,17 @@ def test_the_judge_fills_a_compilation_cache_that_runners_only_read(graded):
     assert not [e for e in entries if compile_cache.ENTRY.fullmatch(e)["module"].removeprefix("jit_") in own]
     assert all(p.stat().st_uid == os.geteuid() and p.stat().st_mode & 0o777 == 0o644 for p in cache.iterdir())
     assert cache.stat().st_mode & 0o777 == 0o755
+
+
+def test_the_reference_that_filled_the_cache_is_the_trial_of_lowered_limits(graded):
+    """A limit lowered below the framework's default is tried on the reference before the class. Filling the
+    cache graded the reference under the same limits, compiling everything: when it kept every point there, it
+    is not graded a second time (a JAX reference costs about a minute)."""
+    stderr = graded[0]["attention"].stderr
+    assert Limits.for_adapter(JAX, "cpu").import_timeout_s > float(IMPORT_TIMEOUT)  # lowered, so tried first
+    assert ("the reference, graded to fill the compilation cache, kept every point under "
+            f"--import-timeout {IMPORT_TIMEOUT}") in stderr, stderr[-3000:]
+    assert "grading the reference under" not in stderr
 
 
 def test_a_submission_cannot_poison_or_read_the_compilation_cache(graded, attacked):

@@ -297,14 +297,20 @@ def main(argv: list[str] | None = None) -> int:
                          t("isolation.no_worker_cpus", lang))
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
                   f"in {run.framework}, isolation: {level} ({'; '.join(notes)})", file=sys.stderr)
-            judge = with_compile_cache(judge, todo, uids, cpus)
+            judge, filled = with_compile_cache(judge, todo, uids, cpus)
             flags = preflight.lowered(opts, run)
             # the reference first: limits it cannot meet would cost every correct submission. Not for a single
             # submission (Gradescope's, whose setup checks its limits at build): that would double its cost
             if flags and len(todo) > 1:
-                print(f"grading the reference under {', '.join(flags)} first", file=sys.stderr)
-                limits = worker_limits(judge.run.limits, 0, cpus, uids)
-                refused = preflight.refusal(flags, preflight.reference_result(judge, limits))
+                if filled is not None and preflight.refusal(flags, filled) is None:
+                    # graded under the same limits while compiling everything: with the cache it only gains
+                    print(f"the reference, graded to fill the compilation cache, kept every point under "
+                          f"{', '.join(flags)}", file=sys.stderr)
+                    refused = None
+                else:
+                    print(f"grading the reference under {', '.join(flags)} first", file=sys.stderr)
+                    limits = worker_limits(judge.run.limits, 0, cpus, uids)
+                    refused = preflight.refusal(flags, preflight.reference_result(judge, limits))
                 if refused:
                     print(f"grade.py: {refused}", file=sys.stderr)
                     return 2

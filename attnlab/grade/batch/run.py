@@ -90,13 +90,14 @@ def partial_writer(sub: Submission, judge, out_dir: Path):
 def with_compile_cache(judge, todo: list[Submission], uids: list[int] | None, cpus: list[int] | None = None):
     """The judge's options with its framework's compilation cache (grade.judge.compile_cache), filled first
     by grading the reference in worker 0's slot where there is none yet for this assignment and seed and more
-    than one submission is to be graded (filling costs about one submission)."""
+    than one submission is to be graded (filling costs about one submission); and that grading's result of
+    the reference (under worker 0's limits), or None where none was filled."""
     from attnlab.grade.judge.judge import with_compile_cache as cached
 
     limits = worker_limits(judge.run.limits, 0, worker_cpus(1) if cpus is None else cpus, uids)
-    filled = cached(dataclasses.replace(judge, run=judge.run.replace(limits=limits)), fill=len(todo) > 1,
-                    say=lambda line: print(line, file=sys.stderr))
-    return dataclasses.replace(judge, compile_cache=filled.compile_cache)
+    cached_opts, reference = cached(dataclasses.replace(judge, run=judge.run.replace(limits=limits)),
+                                    fill=len(todo) > 1, say=lambda line: print(line, file=sys.stderr))
+    return dataclasses.replace(judge, compile_cache=cached_opts.compile_cache), reference
 
 
 def grade_all(todo: list[Submission], *, judge, out_dir: Path, jobs: int,

@@ -194,25 +194,27 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
 
 
 def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
-                       say: Callable[[str], None] = lambda _: None) -> JudgeOptions:
+                       say: Callable[[str], None] = lambda _: None) -> tuple[JudgeOptions, SubmissionResult | None]:
     """`opts` with the framework's compilation cache for this assignment and seed (compile_cache.py), filled
     first where there is none yet: the reference graded once, in a runner that writes its own cache. `opts`
     unchanged where the framework keeps none, or (fill=False) none is filled yet. opts.run.limits: one worker's
-    (its runner uid)."""
+    (its runner uid). Second: the reference's result where it was graded to fill the cache (under those limits,
+    compiling everything), else None."""
     run = opts.run
     final = compile_cache.location(run.adapter, run.course.assignment_id, run.seed)
     if final is None or isolation_level(run.limits.isolation) is Isolation.RLIMITS_ONLY:
-        return opts  # rlimits-only: runners could write it, so they get none (RemoteImpl) and none is filled
+        return opts, None  # rlimits-only: runners could write it, so they get none (RemoteImpl) and none is filled
+    filled = None
     if not compile_cache.complete(final):
         if not fill:
-            return opts
+            return opts, None
         say(f"compiling {run.framework}'s operations once from the reference into {final} (read-only to runners)")
         filling = compile_cache.staging(final)
         reference = paths.reference_dir(run.adapter)
         trusted = replace(opts, deadline=None, compile_cache=CompileCache(filling, fill=True))
         try:
-            grade_submission(Submission(name="reference", source=reference), trusted)
+            filled = grade_submission(Submission(name="reference", source=reference), trusted)
             compile_cache.seal(filling, final, reference)
         finally:
             shutil.rmtree(filling, ignore_errors=True)  # gone already once sealed
-    return replace(opts, compile_cache=CompileCache(final))
+    return replace(opts, compile_cache=CompileCache(final)), filled
