@@ -22,6 +22,12 @@ ALWAYS = ("jaxtyping",)  # the stubs' own annotations; the framework's own packa
 _IMPORT_MACHINERY = ("<frozen importlib", os.path.dirname(importlib.__file__))
 
 
+def offered(top: str, libraries: tuple[str, ...] | frozenset[str]) -> bool:
+    """Whether student code may import the top-level module `top` where the course offers `libraries` (its own
+    and its framework's): the standard library and jaxtyping always."""
+    return top in libraries or top in ALWAYS or top in sys.stdlib_module_names or top in sys.builtin_module_names
+
+
 class NotInCourse(ModuleNotFoundError):
     def __init__(self, package: str, file: str, offered: tuple[str, ...]):
         super().__init__(f"{package} is not available in this course (imported in {os.path.basename(file)})",
@@ -45,8 +51,7 @@ class CourseImports(importlib.abc.MetaPathFinder):
         """Raise NotInCourse if `module` (the importer) belongs to a student package that may not import it."""
         rules = self.packages.get(module.partition(".")[0])
         top = fullname.partition(".")[0]
-        if rules is not None and top not in rules[0] and top not in sys.stdlib_module_names \
-                and top not in sys.builtin_module_names:
+        if rules is not None and top not in rules[0] and not offered(top, ()):
             raise NotInCourse(top, filename, rules[1])
 
     def find_spec(self, fullname, path=None, target=None):

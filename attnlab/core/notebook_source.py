@@ -6,7 +6,13 @@ Read as grade.py and `attnlab submit` read it, never run here:
   - IPython magics and shell escapes (`%time`, `!pip`, `files = !ls`, `%%bash` cells) are dropped, each with
     a note; a `%%writefile quiz.yaml` cell (the quiz's answers) is kept as that data file, never run;
   - `check(...)`/`hint(...)` calls and imports of attnlab at a cell's top level are dropped (check() is the
-    student's, not the grader's), and `check`/`hint` are no-ops for any call left inside a function.
+    student's, not the grader's), and `check`/`hint` are no-ops for any call left inside a function;
+  - a top-level statement importing a library the course does not offer (matplotlib, IPython.display,
+    google.colab: a notebook's plots and widgets) is dropped, with every later top-level statement that uses a
+    name it would have bound, and so on (`without_unoffered`); grading would otherwise fail the whole notebook
+    on a plot that ran in the student's own kernel. A function using such a name is kept (a run_* calling it
+    fails where it does), and top-level calls of it are dropped. Jupyter's `display` is a no-op at grading;
+    `get_ipython()` is dropped like an import;
 The package is one file per code cell (`notebook_cell_0014.py`, the cell's lines as they run, line for line)
 and an `__init__.py` that runs them in order in one namespace, as Jupyter's "Run all" does; so a traceback
 names the cell and line (`cell_of`), and `run_*` functions are found on the package itself.
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnlab.core.i18n import Message
+from attnlab.core.imports import offered as is_offered
 
 MAX_NOTEBOOK_BYTES = 50 << 20  # as an upload (grade.batch.unpack.MAX_TOTAL_BYTES): outputs count too
 MAX_CELLS = 2000
@@ -159,12 +166,114 @@ def without_checks(source: str) -> tuple[str, tuple[str, ...]]:
     return "\n".join(lines), defined
 
 
+JUPYTER_ONLY = ("get_ipython",)  # a kernel's own names with nothing behind them at grading (display: a no-op)
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """The names a top-level statement binds (assigned, imported, defined, caught)."""
+    names = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, ast.alias):
+            names.add(n.asname or n.name.partition(".")[0])
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
+
+
+def _unoffered_modules(node: ast.stmt, libraries: frozenset[str]) -> list[str]:
+    """The top-level modules a statement imports (anywhere in it) that the course does not offer."""
+    found = []
+    for n in ast.walk(node):
+        modules = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+            [n.module] if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module else []
+        found += [m.partition(".")[0] for m in modules if not is_offered(m.partition(".")[0], libraries)]
+    return list(dict.fromkeys(found))
+
+
+def _line_groups(tree: ast.Module) -> list[list[ast.stmt]]:
+    """The top-level statements in order, those sharing a line (`import torch; import pylab`) in one group."""
+    groups: list[list[ast.stmt]] = []
+    for node in tree.body:
+        if groups and node.lineno <= max(n.end_lineno or n.lineno for n in groups[-1]):
+            groups[-1].append(node)
+        else:
+            groups.append([node])
+    return groups
+
+
+def _offered_part(node: ast.stmt, libraries: frozenset[str]) -> str | None:
+    """`import torch, matplotlib.pyplot as plt` as `import torch` (what it imports that the course offers),
+    or None where it imports nothing offered or is not such an import."""
+    if not isinstance(node, ast.Import):
+        return None
+    kept = [a for a in node.names if is_offered(a.name.partition(".")[0], libraries)]
+    return ast.unparse(ast.Import(names=kept)) if kept and len(kept) < len(node.names) else None
+
+
+def without_unoffered(source: str, number: int, libraries: frozenset[str],
+                      unbound: dict[str, str]) -> tuple[str, list[Message]]:
+    """The cell without its top-level statements that import a library the course does not offer or use a name
+    in `unbound` (name -> the library or Jupyter name it comes from, carried from cell to cell and updated:
+    what a dropped statement binds is unbound, what a kept one binds is bound again). An import of offered and
+    other modules on one line keeps the offered ones. A function using an unbound name is kept, its name
+    unbound (unless it is a run_*: graded, it fails where it does). Statements sharing a line go together.
+    A cell that does not parse is kept as it is."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source, []
+    lines, notes = source.split("\n"), []
+    for group in _line_groups(tree):
+        why, imported = None, False
+        for node in group:
+            modules = _unoffered_modules(node, libraries)
+            used = sorted(_loaded(node) & unbound.keys())
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not modules:
+                if used and not node.name.startswith("run_"):
+                    unbound[node.name] = unbound[used[0]]
+                else:
+                    unbound.pop(node.name, None)
+                continue
+            if (modules or used) and why is None:
+                why, imported = (modules[0], True) if modules else (unbound[used[0]], False)
+            if why is None:
+                for name in _bound(node):
+                    unbound.pop(name, None)
+        if why is None:
+            continue
+        first, last = group[0].lineno, max(n.end_lineno or n.lineno for n in group)
+        code = _short(lines[first - 1].strip(), 80)
+        part = _offered_part(group[0], libraries) if len(group) == 1 and first == last else None
+        key = ("notebook.not_offered_part" if part else "notebook.not_offered") if imported else "notebook.uses_dropped"
+        notes.append(Message(key, {"cell": number, "line": first, "code": code, "name": why, "kept": part or ""}))
+        for node in group:
+            bound = _bound(node) - ({a.asname or a.name.partition(".")[0] for a in node.names
+                                     if is_offered(a.name.partition(".")[0], libraries)} if part else set())
+            unbound.update(dict.fromkeys(bound, why))
+        for k in range(first, last + 1):
+            lines[k - 1] = (f"{part}  # {why}: not run at grading" if part else f"pass  # not run at grading: {why}") \
+                if k == first else "# " + lines[k - 1]
+    return "\n".join(lines), notes
+
+
 WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?(\S+)\s*$")
 
 
-def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset()) -> NotebookCode:
-    """The notebook's code cells as they run at grading; raises NotebookError when no run_* is defined."""
+def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(),
+              libraries: tuple[str, ...] | None = None) -> NotebookCode:
+    """The notebook's code cells as they run at grading; raises NotebookError when no run_* is defined.
+    `libraries`: what the course offers besides the standard library (its own and its framework's); with
+    them, what imports anything else is dropped (without_unoffered)."""
     cells, notes, functions, data = [], [], {}, {}
+    unbound = dict.fromkeys(JUPYTER_ONLY, JUPYTER_ONLY[0])
     for number, cell in enumerate(notebook["cells"], 1):
         if cell.get("cell_type") != "code":
             continue
@@ -180,6 +289,9 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
         source, dropped = without_escapes(source, number)
         source, defined = without_checks(source)
         notes += dropped
+        if libraries is not None:
+            source, unused = without_unoffered(source, number, frozenset(libraries), unbound)
+            notes += unused
         functions.update({fn: number for fn in defined})
         cells.append(CodeCell(number, source))
     if sum(len(c.source.encode()) for c in cells) > MAX_CODE_BYTES:
@@ -198,6 +310,7 @@ def check(*args, **kwargs):  # the notebook's own checks are not run at grading
 
 
 hint = check
+display = check  # Jupyter's: shows nothing at grading
 
 for _cell in {files!r}:
     with open(__path__[0] + "/" + _cell, encoding="utf-8") as _file:
@@ -217,12 +330,13 @@ def write_package(code: NotebookCode, target: Path) -> Path:
     return target
 
 
-def as_package(notebook_path: Path, target: Path, data_files: frozenset[str] = frozenset()) -> NotebookCode:
-    """Read `notebook_path` and write its package to `target`; raises NotebookError."""
+def as_package(notebook_path: Path, target: Path, data_files: frozenset[str] = frozenset(),
+               libraries: tuple[str, ...] | None = None) -> NotebookCode:
+    """Read `notebook_path` and write its package to `target` (`libraries`: read_code's); raises NotebookError."""
     name = notebook_path.name
     size = notebook_path.stat().st_size
     if size > MAX_NOTEBOOK_BYTES:  # before reading a byte
         raise NotebookError("notebook.too_big", file=name, mb=size >> 20, limit=MAX_NOTEBOOK_BYTES >> 20)
-    code = read_code(load(notebook_path.read_bytes(), name), name, data_files)
+    code = read_code(load(notebook_path.read_bytes(), name), name, data_files, libraries)
     write_package(code, target)
     return code

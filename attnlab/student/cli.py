@@ -175,7 +175,9 @@ def cmd_submit(opts, run: Run) -> int:
         print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
         answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
         made = build_notebook_submission(notebook, out_dir=Path(opts.output or "."), student=student,
-                                         data_files=answers)
+                                         data_files=answers, libraries=(*run.adapter.imports, *run.course.libraries))
+        for note in made.notes:  # what grading will not run: seen before handing in, not after
+            print(note.text(lang))
         print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))
         return 0
     package = resolve_package(opts.impl, lang=lang)

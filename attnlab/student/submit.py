@@ -48,6 +48,7 @@ class SubmissionZip:
     path: Path  # the zip written
     files: tuple[str, ...]  # their paths inside the zip ("<package>/softmax.py", ...)
     skipped: tuple[str, ...]  # left out: symlinks and other non-regular files
+    notes: tuple = ()  # a notebook's: what grading will not run (notebook_source's Messages)
 
 
 def package_files(package: Path) -> tuple[list[Path], list[str]]:
@@ -110,14 +111,16 @@ def _check_package(package: Path, files: list[Path]) -> None:
 
 
 def build_notebook_submission(notebook: Path, *, out_dir: Path, student: str,
-                              data_files: frozenset[str] = frozenset()) -> SubmissionZip:
+                              data_files: frozenset[str] = frozenset(),
+                              libraries: tuple[str, ...] | None = None) -> SubmissionZip:
     """Write out_dir/<student>-submission.zip holding the notebook as it is and MANIFEST.json, after reading
-    it as grade.py will (attnlab.core.notebook_source): a notebook grading would refuse is refused here."""
+    it as grade.py will (attnlab.core.notebook_source, with the course's `libraries`): a notebook grading would
+    refuse is refused here, and what grading will not run is in the result's notes."""
     notebook = Path(notebook).resolve()
     if not notebook.is_file():
         raise SubmitError("submit_no_notebook", path=str(notebook))
     try:
-        read_code(load(notebook.read_bytes(), notebook.name), notebook.name, data_files)
+        code = read_code(load(notebook.read_bytes(), notebook.name), notebook.name, data_files, libraries)
     except NotebookError as problem:
         raise SubmitError("submit_bad_notebook", problem=problem.message) from None
     target = Path(out_dir) / f"{student}{SUBMIT_SUFFIX}.zip"
@@ -130,7 +133,7 @@ def build_notebook_submission(notebook: Path, *, out_dir: Path, student: str,
         zf.writestr(notebook.name, data)
         zf.writestr("MANIFEST.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
     os.replace(tmp, target)
-    return SubmissionZip(path=target, files=(notebook.name,), skipped=())
+    return SubmissionZip(path=target, files=(notebook.name,), skipped=(), notes=code.notes)
 
 
 def build_submission(package: Path, *, out_dir: Path, student: str) -> SubmissionZip:

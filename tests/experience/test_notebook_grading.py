@@ -44,6 +44,10 @@ def with_cell(notebook, after: int, source: str):
     return notebook
 
 
+PLOTS = ("import matplotlib.pyplot as plt\n"
+         "w = run_softmax(torch.randn(4, 4), dim=-1)\nfig, ax = plt.subplots()\nax.imshow(w)\ndisplay(w)")
+
+
 def broken_notebooks(folder: Path) -> dict[str, str]:
     """name -> what its message must say; written into `folder` (one per student)."""
     (folder / "bad_json.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "def run_softmax(', "utf-8")
@@ -93,6 +97,11 @@ def build_class(work: Path) -> tuple[list[Path], dict[str, str]]:
     eve = work / "eve.ipynb"  # `attnlab submit --notebook`: the notebook and its manifest, zipped
     eve.write_text(text_of(notebook_of(TWINS["bob"], "zh")), "utf-8")
     build_notebook_submission(eve, out_dir=klass, student="eve", data_files=frozenset({"quiz.yaml"}))
+    plots = notebook_of(TWINS["ref"])  # drawn in the student's kernel with libraries grading does not offer
+    with_cell(plots, cell_number(plots, "def run_softmax("), PLOTS)
+    plots.cells.insert(0, nbformat.v4.new_code_cell("from google.colab import drive\ndrive.mount('/content/drive')"))
+    plots.cells[0]["id"] = "colab"
+    (klass / "plots_nb.ipynb").write_text(text_of(plots), "utf-8")
     expected = broken_notebooks(klass)
     ref = notebook_of(TWINS["ref"])  # an error at import and one in a function: both name their cell
     setup = cell_number(ref, "from attnlab.student.notebook import")
@@ -136,14 +145,14 @@ def by_exercise(result: dict) -> list[tuple[str, float, str]]:
 
 def test_one_result_per_student(graded):
     results, broken, _ = graded
-    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice")), "carolnb", "fei.liu", "dan", "eve"}
+    twins = {*TWINS, *(f"{n}_nb" for n in ("ref", "tom", "bob", "alice", "plots")), "carolnb", "fei.liu", "dan", "eve"}
     assert sorted(results) == sorted(twins | set(broken))
 
 
 def test_each_notebook_scores_what_its_package_twin_scores(graded):
     results, _, _ = graded
     pairs = {"ref_nb": "ref", "tom_nb": "tom", "bob_nb": "bob", "alice_nb": "alice", "carolnb": "carol",
-             "fei.liu": "carol", "dan": "alice", "eve": "bob"}
+             "fei.liu": "carol", "dan": "alice", "eve": "bob", "plots_nb": "ref"}
     for notebook, package in pairs.items():
         assert by_exercise(results[notebook]) == by_exercise(results[package]), notebook
         assert results[notebook]["notebook"]["file"].endswith(".ipynb")
@@ -151,6 +160,16 @@ def test_each_notebook_scores_what_its_package_twin_scores(graded):
     assert results["ref"]["score"] == 100 and results["tom"]["score"] == 0
     assert 0 < results["alice"]["score"] < results["ref"]["score"] and 0 < results["bob"]["score"] < 100
     assert results["carolnb"]["origin"]["layout"] == "canvas" and results["fei.liu"]["origin"]["layout"] == "gradescope"
+
+
+def test_plots_with_libraries_grading_does_not_offer_cost_nothing_and_are_named(graded):
+    """The reference's notebook with a Colab mount and a plot of the weights (matplotlib, Jupyter's display):
+    full marks (the comparison with its package twin above), and the result says what did not run."""
+    notes = "\n".join(graded[0]["plots_nb"]["notebook"]["notes"])
+    assert "`from google.colab import drive` is not run at grading (google is not offered in this course)" in notes
+    assert "`import matplotlib.pyplot as plt` is not run at grading (matplotlib is not offered" in notes
+    assert "`ax.imshow(w)` is not run at grading (it uses matplotlib, which is not run at grading)" in notes
+    assert "display(w)" not in notes  # Jupyter's display: a no-op at grading, run as it is
 
 
 def test_a_notebook_result_says_where_each_function_is_and_what_was_dropped(graded):

@@ -126,3 +126,64 @@ def test_attnlab_submit_zips_a_notebook_grading_can_read_and_refuses_one_it_cann
     assert refused.value.text("en") == ("grading could not read this notebook: prose.ipynb defines no run_* function "
                                         "in any of its 1 code cells: hand in the notebook you worked in, with the "
                                         "exercise cells")
+
+
+def test_plots_and_widgets_of_libraries_the_course_does_not_offer_are_dropped_with_what_uses_them(tmp_path):
+    """A notebook's plots ran in the student's kernel; at grading, matplotlib, IPython and google.colab are not
+    offered, and importing them failed the whole notebook (6 of 100 for a correct one that drew its attention
+    weights). Their imports are dropped, then every top-level statement that uses what they would have bound,
+    cell after cell; the rest runs, and the package imports under the course's import rules."""
+    cells = (
+        "from google.colab import drive\ndrive.mount('/content/drive')",  # cell 2
+        "import torch, matplotlib.pyplot as plt\nimport math\n%matplotlib inline",  # cell 3
+        SOFTMAX,  # cell 4
+        "x = torch.randn(4, 4)\nw = run_softmax(x, dim=-1)\nfig, ax = plt.subplots()\nax.imshow(w)\nprint(w.sum())",
+        "def show(m):\n    plt.imshow(m)\n\nshow(w); y = 1\nfor i in range(2):\n    show(w)\nz = y + 1",  # cell 6
+        "from IPython.display import Markdown\ndisplay(Markdown('**done**'))\ndisplay(w)\nrows = w.shape[0]",
+        "get_ipython().run_line_magic('load_ext', 'autoreload')\ny = 2\nboth = y + rows",  # cell 8
+        "try:\n    import seaborn as sns\nexcept ImportError:\n    sns = None\nscale = math.sqrt(4.0)",  # cell 9
+        "def run_plot_free(m):\n    return m.sum()",  # cell 10
+    )
+    (tmp_path / "hw.ipynb").write_bytes(notebook(*cells))
+    code = as_package(tmp_path / "hw.ipynb", tmp_path / "pkg", frozenset(), libraries=("torch", "numpy"))
+    assert [n.text("en") for n in code.notes] == [
+        "cell 2, line 1: `from google.colab import drive` is not run at grading (google is not offered in this "
+        "course), nor what uses what it imports",
+        "cell 2, line 2: `drive.mount('/content/drive')` is not run at grading (it uses google, which is not run at "
+        "grading)",
+        "cell 3, line 3: `%matplotlib inline` is not run at grading (IPython magics and shell escapes are dropped)",
+        "cell 3, line 1: `import torch, matplotlib.pyplot as plt` runs at grading as `import torch` (matplotlib is "
+        "not offered in this course), and what uses matplotlib is not run",
+        *(f"cell {c}, line {n}: `{line}` is not run at grading (it uses matplotlib, which is not run at grading)"
+          for c, n, line in ((5, 3, "fig, ax = plt.subplots()"), (5, 4, "ax.imshow(w)"), (6, 4, "show(w); y = 1"),
+                             (6, 5, "for i in range(2):"), (6, 7, "z = y + 1"))),
+        "cell 7, line 1: `from IPython.display import Markdown` is not run at grading (IPython is not offered in "
+        "this course), nor what uses what it imports",
+        "cell 7, line 2: `display(Markdown('**done**'))` is not run at grading (it uses IPython, which is not run "
+        "at grading)",
+        "cell 8, line 1: `get_ipython().run_line_magic('load_ext', 'autoreload')` is not run at grading (it uses "
+        "get_ipython, which is not run at grading)",
+        "cell 9, line 1: `try:` is not run at grading (seaborn is not offered in this course), nor what uses what it "
+        "imports"]
+    for cell in code.cells:  # line for line still
+        assert cell.source.count("\n") == cells[cell.number - 2].count("\n")
+    loaded = load_package(tmp_path / "pkg", ("torch", "numpy"))  # the course's rules: matplotlib would fail here
+    assert tuple(loaded.w.shape) == (4, 4) and loaded.rows == 4 and loaded.both == 6 and loaded.scale == 2.0
+    assert not hasattr(loaded, "plt") and not hasattr(loaded, "fig") and not hasattr(loaded, "z")
+    assert loaded.show is not None and loaded.run_plot_free(loaded.w).item() > 0  # functions are kept
+    assert code.functions == {"run_softmax": 4, "run_plot_free": 10}
+    # without the course's libraries (an older caller) nothing is dropped for its imports: importing fails
+    plain = read_code(load(notebook(*cells), "hw.ipynb"), "hw.ipynb")
+    assert not [n for n in plain.notes if n.key != "notebook.dropped"]
+
+
+def test_attnlab_submit_says_what_grading_will_not_run(tmp_path):
+    from attnlab.student.submit import build_notebook_submission
+
+    (tmp_path / "hw.ipynb").write_bytes(notebook("import matplotlib.pyplot as plt", SOFTMAX, "plt.plot([1, 2])"))
+    made = build_notebook_submission(tmp_path / "hw.ipynb", out_dir=tmp_path, student="wei",
+                                     libraries=("torch", "numpy"))
+    assert [n.text("zh") for n in made.notes] == [
+        "第 2 个单元格第 1 行：`import matplotlib.pyplot as plt` 在评分时不会运行（本课程不提供 matplotlib），"
+        "用到它所导入内容的语句也不会运行",
+        "第 4 个单元格第 1 行：`plt.plot([1, 2])` 在评分时不会运行（它用到了评分时不会运行的 matplotlib）"]

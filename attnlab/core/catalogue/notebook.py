@@ -23,6 +23,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "notebook.dropped": {"en": "cell {cell}, line {line}: `{code}` is not run at grading (IPython magics and "
                                "shell escapes are dropped)",
                          "zh": "第 {cell} 个单元格第 {line} 行：`{code}` 在评分时不会运行（IPython 魔法命令和 shell 命令会被去掉）"},
+    "notebook.not_offered": {"en": "cell {cell}, line {line}: `{code}` is not run at grading ({name} is not offered in "
+                                   "this course), nor what uses what it imports",
+                             "zh": "第 {cell} 个单元格第 {line} 行：`{code}` 在评分时不会运行（本课程不提供 {name}），"
+                                   "用到它所导入内容的语句也不会运行"},
+    "notebook.not_offered_part": {"en": "cell {cell}, line {line}: `{code}` runs at grading as `{kept}` ({name} is not "
+                                        "offered in this course), and what uses {name} is not run",
+                                  "zh": "第 {cell} 个单元格第 {line} 行：`{code}` 在评分时按 `{kept}` 运行（本课程不提供 "
+                                        "{name}），用到 {name} 的语句不会运行"},
+    "notebook.uses_dropped": {"en": "cell {cell}, line {line}: `{code}` is not run at grading (it uses {name}, which "
+                                    "is not run at grading)",
+                              "zh": "第 {cell} 个单元格第 {line} 行：`{code}` 在评分时不会运行（它用到了评分时不会运行的 {name}）"},
     "notebook.dropped_cell": {"en": "cell {cell}: the `{code}` cell is not run at grading (cell magics are dropped)",
                               "zh": "第 {cell} 个单元格：`{code}` 单元格在评分时不会运行（单元格魔法命令会被去掉）"},
     "notebook.several": {"en": "no package, and several notebooks or zip files inside ({found}): hand in one notebook "
@@ -51,7 +62,8 @@ MESSAGES: dict[str, dict[str, str]] = {
               "two Colab lines of the next cell, and run it (Colab already has torch).\n\n"
               "**Grading.** Hand in this `.ipynb` (see the end). Your code cells run in order from the top in a fresh "
               "process, as *Run all* does: outputs are ignored, `%` and `!` lines and `check(...)` calls are skipped, "
-              "and an error names its cell (\"cell 14\": the 14th cell from the top, text cells included). Keep each "
+              "so are imports of libraries the course does not offer (matplotlib for a plot, say) and what uses "
+              "them, and an error names its cell (\"cell 14\": the 14th cell from the top, text cells included). Keep each "
               "`run_*` function's name and arguments.",
         "zh": "# {title}\n\n"
               "本笔记本就是这次作业（共 {points} 分），用 {framework} 逐个完成练习：阅读每个函数的要求，在说明下方的单元格中实现它，"
@@ -61,7 +73,7 @@ MESSAGES: dict[str, dict[str, str]] = {
               "在讲义 README 配置好的环境里启动 Jupyter。*Colab*：把讲义文件夹压缩为 `handout.zip` 上传（左侧“文件”面板），"
               "删去下一个单元格中两行 Colab 命令前的 `#` 后运行（Colab 已自带 torch）。\n\n"
               "**评分。** 提交这个 `.ipynb` 文件（见文末）。你的代码单元格会在新的进程中从上到下依次运行，如同“全部运行”："
-              "输出被忽略，以 `%` 和 `!` 开头的行以及 `check(...)` 调用会被跳过，出错时会指明单元格（“第 14 个单元格”：从上往下数，"
+              "输出被忽略，以 `%` 和 `!` 开头的行、`check(...)` 调用、导入本课程未提供的库（例如画图用的 matplotlib）的语句及用到它们的语句都会被跳过，出错时会指明单元格（“第 14 个单元格”：从上往下数，"
               "文本单元格也计入）。请保持每个 `run_*` 函数的名称和参数不变。"},
     "nbh.install": {
         "en": "# Installs what the handout's checks need into this notebook's Python (once per kernel).\n"

@@ -34,10 +34,12 @@ def copy_notebook(source: Path, upload: Path) -> None:
     shutil.copyfile(source, upload / source.name, follow_symlinks=False)
 
 
-def package_of(notebook: Path, workdir: Path, data_files: frozenset[str]) -> Path:
-    """The package made from `notebook` under `workdir`; raises BadSubmission naming the notebook's problem."""
+def package_of(notebook: Path, workdir: Path, data_files: frozenset[str],
+               libraries: tuple[str, ...] | None = None) -> Path:
+    """The package made from `notebook` under `workdir` (`libraries`: what the course offers, for
+    notebook_source.read_code); raises BadSubmission naming the notebook's problem."""
     try:
-        code = as_package(notebook, workdir / "notebook", data_files)
+        code = as_package(notebook, workdir / "notebook", data_files, libraries)
     except NotebookError as problem:
         raise BadSubmission(problem.message.key, **problem.message.values) from None
     except OSError as exc:

@@ -162,8 +162,10 @@ def _copy_in(submission: Submission, target: Path) -> None:
                             path=", ".join(m for m, _ in submission.members))
 
 
-def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> Path:
-    """A private copy of the submission's package under `workdir`; raises BadSubmission."""
+def prepare(submission: Submission, workdir: Path, markers: frozenset[str],
+            libraries: tuple[str, ...] | None = None) -> Path:
+    """A private copy of the submission's package under `workdir` (`libraries`: what the course offers, which
+    a notebook's top-level code may import: notebooks.package_of); raises BadSubmission."""
     upload = workdir / "upload"
     upload.mkdir(parents=True, mode=0o700)  # runners of other submissions must not read it
     _copy_in(submission, upload)
@@ -172,7 +174,7 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str]) -> P
     if isinstance(found, Path):
         return found
     if notebooks.is_notebook(found):
-        return notebooks.package_of(upload / found, workdir, data_files)
+        return notebooks.package_of(upload / found, workdir, data_files, libraries)
     inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
     inner.mkdir()
     extract_zip(upload / found, inner)
