@@ -107,25 +107,36 @@ def text_of(cell: dict) -> str:
 
 ESCAPE = re.compile(r"^(\s*)(?:[%!]|[\w.]+\s*=\s*[%!])")  # %magic, !shell, x = !shell, x = %magic
 HELP = re.compile(r"^\s*[?\w.]*\?\??\s*$|^\s*\?")  # obj? obj?? ?obj: IPython's help
+TIME = re.compile(r"^(\s*)%time\s+(\S.*)$")  # `%time <statement>` runs the statement in the notebook's namespace
+ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([%!]\S*)")  # files = !ls: `files` is never bound at grading
 
 
-def without_escapes(source: str, number: int) -> tuple[str, list[Message]]:
-    """The cell with IPython's own syntax replaced by `pass` (same indentation, same line count). A cell that
-    is plain Python has none (its strings may hold lines starting with % or !)."""
+def without_escapes(source: str, number: int) -> tuple[str, list[Message], dict[int, tuple[str, str]]]:
+    """The cell with IPython's own syntax replaced by `pass` (same indentation, same line count), except that
+    `%time <statement>` keeps the statement, which IPython runs in the notebook's namespace; and the names
+    dropped lines assign (line -> (name, the escape): `files = !ls`), for without_unoffered. A cell that is
+    plain Python has none (its strings may hold lines starting with % or !)."""
     try:
         ast.parse(source)
-        return source, []
+        return source, [], {}
     except SyntaxError:
         pass
-    lines, notes = source.split("\n"), []
+    lines, notes, assigned = source.split("\n"), [], {}
     for i, line in enumerate(lines):
+        timed = TIME.match(line)
+        if timed:
+            lines[i] = timed.group(1) + timed.group(2)
+            continue
         match = ESCAPE.match(line) or (HELP.match(line) if line.strip() else None)
         if match is None:
             continue
         indent = line[: len(line) - len(line.lstrip())]
         lines[i] = f"{indent}pass  # dropped at grading: {_short(line.strip(), 60)}"
         notes.append(Message("notebook.dropped", {"cell": number, "line": i + 1, "code": _short(line.strip(), 80)}))
-    return "\n".join(lines), notes
+        target = ASSIGNED.match(line)
+        if target:
+            assigned[i + 1] = (target.group(1), target.group(2))
+    return "\n".join(lines), notes, assigned
 
 
 def _short(text: str, limit: int) -> str:
@@ -218,20 +229,24 @@ def _offered_part(node: ast.stmt, libraries: frozenset[str]) -> str | None:
     return ast.unparse(ast.Import(names=kept)) if kept and len(kept) < len(node.names) else None
 
 
-def without_unoffered(source: str, number: int, libraries: frozenset[str],
-                      unbound: dict[str, str]) -> tuple[str, list[Message]]:
+def without_unoffered(source: str, number: int, libraries: frozenset[str], unbound: dict[str, str],
+                      assigned: dict[int, tuple[str, str]] | None = None) -> tuple[str, list[Message]]:
     """The cell without its top-level statements that import a library the course does not offer or use a name
     in `unbound` (name -> the library or Jupyter name it comes from, carried from cell to cell and updated:
     what a dropped statement binds is unbound, what a kept one binds is bound again). An import of offered and
     other modules on one line keeps the offered ones. A function using an unbound name is kept, its name
     unbound (unless it is a run_*: graded, it fails where it does). Statements sharing a line go together.
-    A cell that does not parse is kept as it is."""
+    `assigned`: names that lines without_escapes dropped would have bound (line -> (name, why)), unbound once
+    the statement holding the line has run. A cell that does not parse is kept as it is."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return source, []
-    lines, notes = source.split("\n"), []
+    lines, notes, assigned = source.split("\n"), [], dict(assigned or {})
     for group in _line_groups(tree):
+        for line in [line for line in assigned if line < group[0].lineno]:  # in a statement before this group
+            name, why = assigned.pop(line)
+            unbound[name] = why
         why, imported = None, False
         for node in group:
             modules = _unoffered_modules(node, libraries)
@@ -261,9 +276,11 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str],
         for k in range(first, last + 1):
             lines[k - 1] = (f"{part}  # {why}: not run at grading" if part else f"pass  # not run at grading: {why}") \
                 if k == first else "# " + lines[k - 1]
+    unbound.update(assigned.values())  # dropped lines in the cell's last statement
     return "\n".join(lines), notes
 
 
+RUNS_ONCE = re.compile(r"%%(time|capture)\b(.*)$")  # cell magics that run the cell's code as it is
 WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?(\S+)\s*$")
 
 
@@ -278,20 +295,27 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
         if cell.get("cell_type") != "code":
             continue
         source = text_of(cell)
-        head, _, body = source.partition("\n")
-        if head.lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+        head, newline, body = source.partition("\n")
+        runs = RUNS_ONCE.match(head.strip())
+        captured = {}
+        if runs:  # %%time, %%capture: IPython runs the cell's code once, in the notebook's namespace
+            source = f"pass  # {_short(head.strip(), 60)}: the cell's code runs as it is" + newline + body
+            if runs.group(1) == "capture":  # `%%capture out`: out holds what the cell printed, not at grading
+                captured = {name: head.strip() for name in [w for w in runs.group(2).split() if w[0] != "-"][:1]}
+        elif head.lstrip().startswith("%%"):  # another cell magic: the whole cell is not Python
             target = WRITEFILE.match(head.strip())
             if target and Path(target.group(1)).name in data_files:
                 data[Path(target.group(1)).name] = body
             else:
                 notes.append(Message("notebook.dropped_cell", {"cell": number, "code": _short(head.strip(), 80)}))
             continue
-        source, dropped = without_escapes(source, number)
+        source, dropped, assigned = without_escapes(source, number)
         source, defined = without_checks(source)
         notes += dropped
         if libraries is not None:
-            source, unused = without_unoffered(source, number, frozenset(libraries), unbound)
+            source, unused = without_unoffered(source, number, frozenset(libraries), unbound, assigned)
             notes += unused
+            unbound.update(captured)
         functions.update({fn: number for fn in defined})
         cells.append(CodeCell(number, source))
     if sum(len(c.source.encode()) for c in cells) > MAX_CODE_BYTES:

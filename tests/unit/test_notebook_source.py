@@ -187,3 +187,32 @@ def test_attnlab_submit_says_what_grading_will_not_run(tmp_path):
         "第 2 个单元格第 1 行：`import matplotlib.pyplot as plt` 在评分时不会运行（本课程不提供 matplotlib），"
         "用到它所导入内容的语句也不会运行",
         "第 4 个单元格第 1 行：`plt.plot([1, 2])` 在评分时不会运行（它用到了评分时不会运行的 matplotlib）"]
+
+
+def test_what_ipython_runs_runs_and_what_it_would_have_bound_is_unbound(tmp_path):
+    """%%time and %%capture run the cell's code once in the notebook's namespace, and `%time <statement>` runs
+    the statement: dropping them lost what they defined, and a later cell using it failed the whole notebook.
+    `files = !ls` and `%%capture out` bind what grading never has: what uses them is dropped, with notes."""
+    cells = (
+        "%%time\nimport torch\nx = torch.ones(3)",  # cell 2
+        SOFTMAX,  # cell 3
+        "%time w = run_softmax(x, dim=-1)\n%timeit run_softmax(x, dim=-1)",  # cell 4
+        "%%capture printed --no-stderr\nprint(w)",  # cell 5
+        "files = !ls\nif True:\n    listing = %sx ls\nprinted.show()\nfirst = files[0]\ncount = len(listing)\nok = 1",
+        "%%timeit\nslow = run_softmax(x, dim=-1)",  # cell 7: timeit keeps nothing
+        "total = float(w.sum()) + ok",  # cell 8
+    )
+    (tmp_path / "hw.ipynb").write_bytes(notebook(*cells))
+    code = as_package(tmp_path / "hw.ipynb", tmp_path / "pkg", frozenset(), libraries=("torch",))
+    dropped = "is not run at grading (IPython magics and shell escapes are dropped)"
+    assert [n.text("en") for n in code.notes] == [
+        f"cell 4, line 2: `%timeit run_softmax(x, dim=-1)` {dropped}",
+        f"cell 6, line 1: `files = !ls` {dropped}",
+        f"cell 6, line 3: `listing = %sx ls` {dropped}",
+        "cell 6, line 4: `printed.show()` is not run at grading (it uses %%capture printed --no-stderr, which is "
+        "not run at grading)",
+        "cell 6, line 5: `first = files[0]` is not run at grading (it uses !ls, which is not run at grading)",
+        "cell 6, line 6: `count = len(listing)` is not run at grading (it uses %sx, which is not run at grading)",
+        "cell 7: the `%%timeit` cell is not run at grading (cell magics are dropped)"]
+    loaded = load_package(tmp_path / "pkg", ("torch",))
+    assert loaded.x.tolist() == [1.0, 1.0, 1.0] and loaded.total == 2.0 and not hasattr(loaded, "slow")
