@@ -208,6 +208,12 @@ def test_forcing_a_layout(tmp_path, gradescope_export):
     ({**under("alice", package_files(TEMPLATE)), **under("bob", package_files(TEMPLATE))}, Layout.FOLDERS),
     ({"alice/x.zip": b"PK", **under("bob/attention", package_files(TEMPLATE))}, Layout.FOLDERS),
     (package_files(TEMPLATE), Layout.SINGLE),
+    # a class where one student handed in the package itself and others a folder holding it (or a zip): the
+    # mix made the whole class one submission, "not graded: several candidate packages"
+    ({**under("alice", package_files(TEMPLATE)), **under("bob", package_files(TEMPLATE)),
+      **under("carol/attention", package_files(TEMPLATE))}, Layout.FOLDERS),
+    ({"alice/x.zip": b"PK", **under("bob", package_files(TEMPLATE)),
+      **under("carol/hw/attention", package_files(TEMPLATE))}, Layout.FOLDERS),
 ])
 def test_a_student_folder_is_not_mistaken_for_a_class(tmp_path, tree, layout):
     subs = found(write_tree(tmp_path / "d", tree))

@@ -88,7 +88,9 @@ def folders_in(path: Path, prefix: str) -> set[str]:
 def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     """The children of a directory that each hold a submission when it is a class (a folder per student);
     [] when it is one submission. A child is a package itself, a zip, or a folder holding either; a package
-    beside anything else (its student's zip, a backup folder) makes the directory one submission."""
+    beside one other child (its student's zip, a backup folder) makes the directory one submission. Among
+    three or more children, each is a student's: a class where most handed in a folder holding their package
+    and one the package itself was graded as one submission, "not graded" for everyone."""
     by_dir: dict[str, set[str]] = {}
     for rel in files:
         folder, _, name = rel.rpartition("/")
@@ -100,7 +102,7 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     kinds = {child: "package" if child in packages else "zip" if child in by_dir.get("", ()) else "folder"
              for child in holding}
     present = set(kinds.values())
-    if len(kinds) < 2 or ("package" in present and present != {"package"}):
+    if len(kinds) < 2 or ("package" in present and present != {"package"} and len(kinds) < 3):
         return []
     return sorted(kinds)
 
