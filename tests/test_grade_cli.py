@@ -62,7 +62,9 @@ def test_no_more_workers_than_submissions(batch):
 def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
-                         "harness_version", "assignment", "framework", "origin", "not_graded", "notebook"}
+                         "harness_version", "assignment", "framework", "origin", "not_graded", "notebook",
+                         "source_digest"}
+    assert re.fullmatch(r"[0-9a-f]{32}", data["source_digest"])
     assert data["assignment"] == "attention" and data["framework"] == "torch" and data["not_graded"] is None
     assert data["notebook"] is None  # a package, not a notebook
     assert data["submission"] == "reference" and data["score"] == data["max_score"] == 100
@@ -128,6 +130,31 @@ def test_same_seed_same_results_for_a_partial_submission(batch, tmp_path):
     assert first == second
 
 
+def test_a_rerun_grades_again_what_changed_since_it_was_graded(tmp_path):
+    """A rerun keeps finished results. An export downloaded again into the same folder, with one student's new
+    attempt and another's package now where it belongs, kept both old results: the first student's old score
+    and the second's "not graded"."""
+    for name in ("same", "resubmitted"):
+        paths.copy_template(tmp_path / "class" / name, frameworks.default())
+    (tmp_path / "class" / "misplaced" / "notes").mkdir(parents=True)  # no package yet
+    (tmp_path / "class" / "misplaced" / "notes" / "todo.txt").write_text("finish softmax\n")
+    out = tmp_path / "out"
+    first = grade(tmp_path / "class", "--out", out, "--seed", "3")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = {name: load(out, name) for name in ("same", "resubmitted", "misplaced")}
+    assert before["misplaced"]["not_graded"] and before["resubmitted"]["score"] == 0
+    shutil.copy(paths.REFERENCE_DIR / "softmax.py", tmp_path / "class" / "resubmitted" / "softmax.py")
+    paths.copy_template(tmp_path / "class" / "misplaced" / "attention", frameworks.default())
+    rerun = grade(tmp_path / "class", "--out", out, "--seed", "3")
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert "grading 2 of 3 submissions (1 already done; 2 changed since graded, graded again)" in rerun.stderr
+    assert load(out, "same") == before["same"]
+    softmax = {e["id"]: e for e in load(out, "resubmitted")["exercises"]}["softmax"]
+    assert softmax["status"] == "passed"
+    assert not load(out, "misplaced")["not_graded"]
+    assert load(out, "resubmitted")["source_digest"] != before["resubmitted"]["source_digest"]
+
+
 def test_killing_grade_py_loses_nothing_finished(tmp_path):
     subs = []
     for i in range(3):
@@ -146,7 +173,9 @@ def test_killing_grade_py_loses_nothing_finished(tmp_path):
     for name in finished:
         json.loads((out / name).read_text())  # complete, never half-written
     rerun = grade(*subs, "--out", out)
-    assert rerun.returncode == 0 and f"{3 - len(finished)} of 3" in rerun.stderr.splitlines()[0]
+    # the header (run alone, the line before it says the course secret was made: no earlier test made one)
+    header = next(line for line in rerun.stderr.splitlines() if line.startswith("grading "))
+    assert rerun.returncode == 0 and f"{3 - len(finished)} of 3" in header
     assert sorted(p.name for p in out.glob("s*.json")) == ["s0.json", "s1.json", "s2.json"]
 
 

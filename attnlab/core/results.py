@@ -77,6 +77,8 @@ class SubmissionResult:
     origin: dict | None = None  # where the submission came from and who handed it in (grade.py's intake)
     not_graded: str | None = None  # why nothing could be graded (no package, a bad zip, ...): score is no grade
     notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
+    # what was graded, as handed in (grade.batch.submissions.fingerprint): a rerun regrades it if it changed
+    source_digest: str | None = None
 
     def to_json(self) -> dict:
         # field by field: asdict() would deep-copy every exercise's checks only to have them replaced; the

@@ -284,3 +284,34 @@ def test_an_encrypted_entry_is_a_message_not_a_crash(tmp_path):
         raw[at + flags] |= 1  # "encrypted"
     archive.write_bytes(bytes(raw))
     assert "is encrypted" in problem(Submission("l", archive), tmp_path)
+
+
+def test_a_submissions_fingerprint_changes_with_what_it_holds_and_only_then(tmp_path):
+    """What a rerun compares to decide whether a finished result still stands (grade.py regrades the rest):
+    a folder's files, a zip's or notebook's bytes, one student's entries in a class export."""
+    from attnlab.grade.batch.submissions import fingerprint
+
+    folder = write_tree(tmp_path / "alice", package_files(TEMPLATE))
+    first = fingerprint(Submission("alice", folder))
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "softmax.cpython-311.pyc").write_bytes(b"\0")  # not graded, not compared
+    assert fingerprint(Submission("alice", folder)) == first
+    (folder / "softmax.py").write_bytes((PARTIAL / "softmax.py").read_bytes())
+    assert fingerprint(Submission("alice", folder)) not in (first, None)
+    alice = submitted(TEMPLATE, "alice", tmp_path)  # the same bytes in both downloads
+
+    def canvas(bob: Path) -> Path:  # Canvas's download: each student's zip is an entry of the class's zip
+        return write_zip(tmp_path / "export.zip", {
+            "alice_101_9001_alice-submission.zip": alice,
+            "bob_102_9002_bob-submission.zip": submitted(bob, "bob", tmp_path)})
+
+    export = canvas(TEMPLATE)
+    before = {name: fingerprint(sub) for name, sub in found(export).items()}
+    assert None not in before.values() and len(set(before.values())) == 2  # each student's own entries
+    canvas(PARTIAL)
+    after = {name: fingerprint(sub) for name, sub in found(export).items()}
+    assert after["alice"] == before["alice"] and after["bob"] != before["bob"]
+    notebook = tmp_path / "wei.ipynb"
+    notebook.write_text("{}")
+    assert fingerprint(Submission("wei", notebook)) != fingerprint(Submission("wei", export))
+    assert fingerprint(Submission("gone", tmp_path / "missing")) is None

@@ -261,8 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     if opts.shard is not None:  # what this slice holds: merge checks that every one of them has a result
         outputs.atomic_write(out_dir / outputs.SHARD_FILE, json.dumps(
             {"shard": list(opts.shard), "submissions": sorted(s.name for s in mine)}, ensure_ascii=False) + "\n")
-    todo = [s for s in mine
-            if opts.force or not _finished(outputs.read_result(outputs.result_path(out_dir, s.name)), *graded)]
+    kept = {s.name: r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))
+            and _finished(r, *graded)} if not opts.force else {}
+    changed = [s.name for s in mine if s.name in kept and not _unchanged(kept[s.name], s)]
+    todo = [s for s in mine if s.name not in kept or s.name in changed]
     # no more workers than submissions: each leases a runner uid (a /proc and /tmp sweep each; --jobs 200 for two
     # submissions took 5.6 s against 2.6), and --jobs over the 900 uids stopped with a traceback
     jobs = min(opts.jobs, max(1, len(todo)))
@@ -295,7 +297,9 @@ def main(argv: list[str] | None = None) -> int:
             notes = [t("isolation.runner_uids", lang, uids=", ".join(map(str, uids)))] if uids else []
             notes.append(t("isolation.worker_cpus", lang, cpus=", ".join(map(str, cpus))) if cpus else
                          t("isolation.no_worker_cpus", lang))
-            print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({len(mine) - len(todo)} already done) "
+            done = f"{len(mine) - len(todo)} already done" + (f"; {len(changed)} changed since graded, graded again"
+                                                              if changed else "")
+            print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({done}) "
                   f"in {run.framework}, isolation: {level} ({'; '.join(notes)})", file=sys.stderr)
             judge, filled = with_compile_cache(judge, todo, uids, cpus)
             flags = preflight.lowered(opts, run)
@@ -355,6 +359,16 @@ def _stop_on_sigterm():
         return None
     previous = signal.signal(signal.SIGTERM, _terminated)
     return signal.SIG_DFL if previous is None else previous  # None: one set outside Python, put back as default
+
+
+def _unchanged(result: dict, submission) -> bool:
+    """Whether the submission holds what `result` graded (a result of an older grade.py, without a digest,
+    is taken as it is; one whose submission could not be read is graded again, as it is cheap)."""
+    from attnlab.grade.batch.submissions import fingerprint
+
+    if "source_digest" not in result:
+        return True
+    return result["source_digest"] is not None and result["source_digest"] == fingerprint(submission)
 
 
 def _finished(result: dict | None, assignment: str, framework: str) -> bool:

@@ -8,6 +8,8 @@ keeps the student's zip as a file) is unpacked once when the upload holds no pac
 (.ipynb) is made into the package its code cells are (notebooks.py).
 """
 
+import hashlib
+import zipfile
 from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
@@ -20,13 +22,15 @@ from attnlab.grade.batch.unpack import (
     MAX_TOTAL_BYTES,
     BadSubmission,
     Members,
+    class_zip,
     copy_tree,
     extract_zip,
+    taken_files,
     walk_files,
 )
 
 __all__ = ["MAX_ENTRIES", "MAX_TOTAL_BYTES", "BadSubmission", "IntakeError", "Layout", "Origin", "Submission",
-           "Submitter", "package_markers", "prepare"]
+           "Submitter", "fingerprint", "package_markers", "prepare"]
 MAX_SHOWN = 6  # paths named in a message
 
 
@@ -86,6 +90,33 @@ class Submission:
     source: Path  # a directory, a .zip or a notebook (.ipynb)
     members: Members = ()  # when set, only these parts of source (an LMS export holding the whole class)
     origin: Origin | None = None
+
+
+def fingerprint(submission: Submission) -> str | None:
+    """A digest of what `submission` holds as handed in, so that a rerun regrades one that changed (an export
+    downloaded again into the same folder, a resubmission) instead of keeping its old result; None where it
+    cannot be read (what grading it says again). A directory: each file grading copies (unpack.taken_files),
+    by path and content; a zip or notebook: its bytes; part of an LMS export zip: its entries' names, sizes
+    and CRCs, read from the zip's directory alone."""
+    digest = hashlib.sha256()
+    source = submission.source
+    try:
+        if source.is_dir() and not source.is_symlink():
+            for where, path, _ in taken_files(source, submission.members):
+                digest.update(f"{where}\0".encode())
+                with path.open("rb") as f:
+                    digest.update(hashlib.file_digest(f, "sha256").digest())
+        elif source.is_file() and submission.members:
+            for info in class_zip(source).entries(submission.members):
+                digest.update(f"{info.filename}\0{info.file_size}\0{info.CRC}\0".encode())
+        elif source.is_file():
+            with source.open("rb") as f:
+                digest.update(hashlib.file_digest(f, "sha256").digest())
+        else:
+            return None
+    except (BadSubmission, OSError, zipfile.BadZipFile, EOFError, RuntimeError, ValueError):
+        return None
+    return digest.hexdigest()[:32]
 
 
 def package_markers(course: Course) -> frozenset[str]:

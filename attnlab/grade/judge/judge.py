@@ -24,7 +24,7 @@ from attnlab.core.scoring import grade_exercise, load_reference, make_context, n
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
 from attnlab.grade.batch import notebooks, secret
-from attnlab.grade.batch.submissions import BadSubmission, Submission, package_markers, prepare
+from attnlab.grade.batch.submissions import BadSubmission, Submission, fingerprint, package_markers, prepare
 from attnlab.grade.judge import compile_cache
 from attnlab.grade.judge.compile_cache import CompileCache
 from attnlab.grade.judge.remote import RemoteImpl
@@ -166,6 +166,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     started = time.monotonic()
     not_graded = notebook = None
+    digest = fingerprint(submission)  # before the copy: what is graded is at most as new as this
     try:  # the judge's own faults, its scratch dir's among them: this submission says so, the class goes on
         # a scratch dir that cannot be removed afterwards is the next run's to sweep, not a lost grade
         with tempfile.TemporaryDirectory(prefix=f"attnlab-{submission.name[:40]}-", ignore_cleanup_errors=True) as work:
@@ -191,7 +192,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
         assignment=course.assignment_id, framework=opts.run.framework,
         origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded,
-        notebook=notebook)
+        notebook=notebook, source_digest=digest)
 
 
 def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
