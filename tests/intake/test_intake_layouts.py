@@ -252,11 +252,18 @@ def test_a_zip_inside_the_upload_is_unpacked_once(tmp_path):
     assert "several zip files inside (a.zip, b.zip)" in problem(Submission("c", several), tmp_path)
 
 
-def test_what_was_found_is_named_when_there_is_no_package(tmp_path):
+def test_exercise_modules_without_init_are_the_package_and_what_was_found_is_named_when_there_is_none(tmp_path):
+    """Gradescope's and Canvas's uploads of files one by one leave __init__.py out (its template is a docstring
+    alone): the modules were refused as "no package", every point lost. The one folder holding them is the
+    package, with an empty __init__.py in grading's copy; two such folders are still named."""
     flat = write_tree(tmp_path / "flat", {"softmax.py": b"x = 1\n", "notes.md": b"hi"})
-    assert "upload holds the exercise modules but no __init__.py" in problem(Submission("f", flat), tmp_path)
+    package = package_of(Submission("f", flat), tmp_path)
+    assert (package / "__init__.py").read_text() == "" and (package / "softmax.py").read_text() == "x = 1\n"
+    assert not (flat / "__init__.py").exists()  # the student's folder is never written
     nested = write_tree(tmp_path / "nested", {"hw/softmax.py": b"x = 1\n"})
-    assert "hw holds the exercise modules but no __init__.py" in problem(Submission("n", nested), tmp_path)
+    assert package_of(Submission("n", nested), tmp_path).name == "hw"
+    two = write_tree(tmp_path / "two", {"hw/softmax.py": b"x = 1\n", "old/softmax.py": b"x = 0\n"})
+    assert "hw holds the exercise modules but no __init__.py" in problem(Submission("t", two), tmp_path)
     other = write_tree(tmp_path / "other", {"report.pdf": b"%PDF", "code/main.py": b""})
     assert "no package found" in (text := problem(Submission("o", other), tmp_path))
     assert "found: code/main.py, report.pdf" in text

@@ -45,9 +45,14 @@ def test_missing_empty_and_not_a_package(tmp_path):
     assert "does not exist" in prepare_err(tmp_path, tmp_path / "nope")
     (tmp_path / "empty").mkdir()
     assert "empty" in prepare_err(tmp_path, tmp_path / "empty")
-    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat").mkdir()  # the modules without __init__.py (uploaded one by one): grading adds it
     (tmp_path / "flat" / "softmax.py").write_text("x = 1\n")
-    assert "no __init__.py" in prepare_err(tmp_path, tmp_path / "flat")
+    (tmp_path / "flat" / "attention.py").write_text("x = 2\n")
+    package = prepare(Submission(name="s", source=tmp_path / "flat"), tmp_path / "one", MARKERS)
+    assert (package / "__init__.py").read_text() == "" and (package / "attention.py").is_file()
+    (tmp_path / "flat" / "loose").mkdir()  # two such folders: named, never guessed between
+    (tmp_path / "flat" / "loose" / "softmax.py").write_text("x = 3\n")
+    assert "holds the exercise modules but no __init__.py" in prepare_err(tmp_path, tmp_path / "flat")
 
 
 def test_symlink_in_directory_is_refused(tmp_path):

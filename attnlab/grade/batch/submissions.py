@@ -167,6 +167,8 @@ def locate(root: Path, markers: frozenset[str], listed: list[str] | None = None)
         raise BadSubmission(several, found=_shown(zips))
     if (root / "__init__.py").is_file() and not near:  # everything in __init__.py: impl.find_function looks there
         return root
+    if len(near) == 1:  # the modules without __init__.py (uploaded one by one): prepare adds the marker
+        return root if near[0] == "." else root / near[0]
     if near:
         raise BadSubmission("intake.no_init", folder=near[0]) if near[0] != "." else BadSubmission("intake.no_init_top")
     seen = sorted(listed if listed is not None else (rel for rel, _ in walk_files(root)))
@@ -203,7 +205,7 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str],
     found = locate(upload, markers)
     data_files = frozenset(m for m in markers if not m.endswith(".py"))  # the quiz's answers
     if isinstance(found, Path):
-        return found
+        return _as_package(found)
     if notebooks.is_notebook(found):
         return notebooks.package_of(upload / found, workdir, data_files, libraries)
     inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
@@ -211,7 +213,17 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str],
     extract_zip(upload / found, inner)
     package = locate(inner, markers)
     if isinstance(package, str) and notebooks.is_notebook(package):
-        return notebooks.package_of(inner / package, workdir, data_files)
+        return notebooks.package_of(inner / package, workdir, data_files, libraries)
     if not isinstance(package, Path):
         raise BadSubmission("intake.zip_in_zip", name=found, inner=package)
-    return package
+    return _as_package(package)
+
+
+def _as_package(folder: Path) -> Path:
+    """The located folder of the private copy as a package: an empty __init__.py where the student's upload
+    has none (Gradescope's and Canvas's uploads of files one by one leave it out; every template's __init__.py
+    is a docstring alone, so the modules import as they would in the package: `from .softmax import ...`)."""
+    marker = folder / "__init__.py"
+    if not marker.exists() and not marker.is_symlink():
+        marker.write_text("", encoding="utf-8")
+    return folder
