@@ -9,6 +9,7 @@ An answer is read before it is judged: a numeric answer is a number (thousands s
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,8 @@ def parse_choice(question: QuizQuestion, given: Any) -> str | None:
 
 
 def parse_answer(question: QuizQuestion, given: Any) -> Answer:
+    if isinstance(given, str):  # a Chinese input method's full-width forms: （ｂ）, b）, ０．５, ２，３６０，０６４
+        given = unicodedata.normalize("NFKC", given)
     if given is None or (isinstance(given, str) and not given.strip()):
         return Answer()
     if question.kind == "numeric":

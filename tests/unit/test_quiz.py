@@ -43,13 +43,14 @@ def test_the_template_shows_exactly_the_keys_that_are_graded():
 
 
 @pytest.mark.parametrize("written", ["2360064", "2,360,064", "2 360 064", "2_360_064", "'2,360,064'",
-                                     "2360064.0", "+2,360,064"])
+                                     "2360064.0", "+2,360,064", "２３６００６４", "２，３６０，０６４", "2360064．0"])
 def test_numbers_with_thousands_separators_are_right(tmp_path, written):
     checks = graded(answers_file(tmp_path, f"  exercise_3_3_parameter_count: {written}\n"))
     assert checks["exercise_3_3_parameter_count"].passed
 
 
-@pytest.mark.parametrize("written", ["b", "B", "b)", "(b)", "d_out", " D_OUT "])
+@pytest.mark.parametrize("written", ["b", "B", "b)", "(b)", "d_out", " D_OUT ",
+                                     "ｂ", "b）", "（b）", "（ｂ）"])  # a Chinese input method's full-width forms
 def test_a_choice_is_its_key_or_its_text(tmp_path, written):
     checks = graded(answers_file(tmp_path, f"  exercise_3_2_argument: '{written}'\n  query_role: b\n"))
     assert checks["exercise_3_2_argument"].passed and checks["query_role"].passed
