@@ -25,6 +25,7 @@ from attnlab.core.status import Status
 
 MAX_ANSWERS_BYTES = 64 * 1024
 # digits in groups of three after the first, one separator throughout: "2,5" is not 25
+FULL_WIDTH_COLON = re.compile(r"^(\s*[A-Za-z_]\w*)\s*：[ \t\u3000]*", re.MULTILINE)  # `  key：` at a line's start
 GROUPED = re.compile(r"[+-]?\d{1,3}(?P<sep>[,_ \u00a0\u202f'])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?")
 
 
@@ -44,7 +45,16 @@ def load_answers(path: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_ANSWERS_BYTES:
         raise AnswersFileError(Message("quiz_file_too_big", {"file": path.name, "kb": MAX_ANSWERS_BYTES >> 10}))
     try:
-        data = load_safe_yaml(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        try:
+            data = load_safe_yaml(text)
+        except yaml.YAMLError:
+            # `query_role：b`, a Chinese input method's full-width colon after a key, made the whole file
+            # unreadable (every answer lost): read as `query_role: b` when that makes it YAML
+            fixed = FULL_WIDTH_COLON.sub(r"\1: ", text)
+            if fixed == text:
+                raise
+            data = load_safe_yaml(fixed)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise AnswersFileError(Message("quiz_file_unreadable", {"file": path.name,
                                                                 "problem": " ".join(str(exc).split())})) from None

@@ -80,6 +80,16 @@ def test_parse_number_refuses_what_is_not_one_number():
         assert parse_number(bad) is None, bad
 
 
+def test_a_full_width_colon_after_a_key_is_read_as_a_colon(tmp_path):
+    """`query_role：b` (a Chinese input method's colon) made the whole file unreadable: every answer lost."""
+    package = answers_file(tmp_path, "  query_role：b\n  key_role：　a\n  exercise_3_2_argument: 'd_out：'\n")
+    checks = graded(package)
+    assert checks["query_role"].passed and checks["key_role"].passed
+    assert "'d_out:' is not one of the choices" in checks["exercise_3_2_argument"].message  # a value: untouched
+    (package / "quiz.yaml").write_text("answers:\n  query_role：[b\n", encoding="utf-8")  # still broken
+    assert quiz_state(QUIZ, package).file_problem is not None
+
+
 def test_file_problems_and_unknown_questions_are_named(tmp_path):
     package = answers_file(tmp_path, "  query_rol: b\n")
     assert problem_lines(QUIZ, quiz_state(QUIZ, package), "en") == [
