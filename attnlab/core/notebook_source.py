@@ -234,8 +234,9 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
     """The cell without its top-level statements that import a library the course does not offer or use a name
     in `unbound` (name -> the library or Jupyter name it comes from, carried from cell to cell and updated:
     what a dropped statement binds is unbound, what a kept one binds is bound again). An import of offered and
-    other modules on one line keeps the offered ones. A function using an unbound name is kept, its name
-    unbound (unless it is a run_*: graded, it fails where it does). Statements sharing a line go together.
+    other modules keeps the offered ones. A function using an unbound name is kept, its name unbound (unless it
+    is a run_*: graded, it fails where it does). Of statements sharing one line, the others stay; over
+    several lines, they go together.
     `assigned`: names that lines without_escapes dropped would have bound (line -> (name, why)), unbound once
     the statement holding the line has run. A cell that does not parse is kept as it is."""
     try:
@@ -247,7 +248,7 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
         for line in [line for line in assigned if line < group[0].lineno]:  # in a statement before this group
             name, why = assigned.pop(line)
             unbound[name] = why
-        why, imported = None, False
+        dropped = []  # (statement, what it keeps: an import's offered part or None, why, whether it imports)
         for node in group:
             modules = _unoffered_modules(node, libraries)
             used = sorted(_loaded(node) & unbound.keys())
@@ -256,26 +257,35 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
                     unbound[node.name] = unbound[used[0]]
                 else:
                     unbound.pop(node.name, None)
-                continue
-            if (modules or used) and why is None:
-                why, imported = (modules[0], True) if modules else (unbound[used[0]], False)
-            if why is None:
+            elif modules or used:
+                why = modules[0] if modules else unbound[used[0]]
+                part = _offered_part(node, libraries)
+                dropped.append((node, part, why, bool(modules)))
+                kept = {a.asname or a.name.partition(".")[0] for a in node.names
+                        if is_offered(a.name.partition(".")[0], libraries)} if part else set()
+                unbound.update(dict.fromkeys(_bound(node) - kept, why))
+            else:
                 for name in _bound(node):
                     unbound.pop(name, None)
-        if why is None:
+        if not dropped:
             continue
+        node, part, why, imported = dropped[0]
         first, last = group[0].lineno, max(n.end_lineno or n.lineno for n in group)
-        code = _short(lines[first - 1].strip(), 80)
-        part = _offered_part(group[0], libraries) if len(group) == 1 and first == last else None
         key = ("notebook.not_offered_part" if part else "notebook.not_offered") if imported else "notebook.uses_dropped"
-        notes.append(Message(key, {"cell": number, "line": first, "code": code, "name": why, "kept": part or ""}))
-        for node in group:
-            bound = _bound(node) - ({a.asname or a.name.partition(".")[0] for a in node.names
-                                     if is_offered(a.name.partition(".")[0], libraries)} if part else set())
-            unbound.update(dict.fromkeys(bound, why))
+        notes.append(Message(key, {"cell": number, "line": first, "name": why, "kept": part or "",
+                                   "code": _short((ast.get_source_segment(source, node) or lines[first - 1])
+                                                  .split("\n")[0].strip(), 80)}))
+        if first == last:  # one line: what is kept of it stays (`import torch; import pylab` runs `import torch`)
+            out = {id(n): p for n, p, _, _ in dropped}
+            kept = [out[id(n)] if id(n) in out else ast.get_source_segment(source, n) for n in group]
+            kept = [k for k in kept if k]
+            lines[first - 1] = f"{'; '.join(kept)}  # the rest is not run at grading: {why}" if kept \
+                else f"pass  # not run at grading: {why}"
+            continue
+        for other in group:  # statements sharing lines with a dropped one over several lines go with it
+            unbound.update(dict.fromkeys(_bound(other), why))
         for k in range(first, last + 1):
-            lines[k - 1] = (f"{part}  # {why}: not run at grading" if part else f"pass  # not run at grading: {why}") \
-                if k == first else "# " + lines[k - 1]
+            lines[k - 1] = f"pass  # not run at grading: {why}" if k == first else "# " + lines[k - 1]
     unbound.update(assigned.values())  # dropped lines in the cell's last statement
     return "\n".join(lines), notes
 

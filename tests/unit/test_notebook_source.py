@@ -155,8 +155,8 @@ def test_plots_and_widgets_of_libraries_the_course_does_not_offer_are_dropped_wi
         "cell 3, line 1: `import torch, matplotlib.pyplot as plt` runs at grading as `import torch` (matplotlib is "
         "not offered in this course), and what uses matplotlib is not run",
         *(f"cell {c}, line {n}: `{line}` is not run at grading (it uses matplotlib, which is not run at grading)"
-          for c, n, line in ((5, 3, "fig, ax = plt.subplots()"), (5, 4, "ax.imshow(w)"), (6, 4, "show(w); y = 1"),
-                             (6, 5, "for i in range(2):"), (6, 7, "z = y + 1"))),
+          for c, n, line in ((5, 3, "fig, ax = plt.subplots()"), (5, 4, "ax.imshow(w)"), (6, 4, "show(w)"),
+                             (6, 5, "for i in range(2):"))),
         "cell 7, line 1: `from IPython.display import Markdown` is not run at grading (IPython is not offered in "
         "this course), nor what uses what it imports",
         "cell 7, line 2: `display(Markdown('**done**'))` is not run at grading (it uses IPython, which is not run "
@@ -169,7 +169,8 @@ def test_plots_and_widgets_of_libraries_the_course_does_not_offer_are_dropped_wi
         assert cell.source.count("\n") == cells[cell.number - 2].count("\n")
     loaded = load_package(tmp_path / "pkg", ("torch", "numpy"))  # the course's rules: matplotlib would fail here
     assert tuple(loaded.w.shape) == (4, 4) and loaded.rows == 4 and loaded.both == 6 and loaded.scale == 2.0
-    assert not hasattr(loaded, "plt") and not hasattr(loaded, "fig") and not hasattr(loaded, "z")
+    assert not hasattr(loaded, "plt") and not hasattr(loaded, "fig")
+    assert loaded.z == 2  # `show(w); y = 1`: the rest of the line runs
     assert loaded.show is not None and loaded.run_plot_free(loaded.w).item() > 0  # functions are kept
     assert code.functions == {"run_softmax": 4, "run_plot_free": 10}
     # without the course's libraries (an older caller) nothing is dropped for its imports: importing fails
@@ -216,3 +217,15 @@ def test_what_ipython_runs_runs_and_what_it_would_have_bound_is_unbound(tmp_path
         "cell 7: the `%%timeit` cell is not run at grading (cell magics are dropped)"]
     loaded = load_package(tmp_path / "pkg", ("torch",))
     assert loaded.x.tolist() == [1.0, 1.0, 1.0] and loaded.total == 2.0 and not hasattr(loaded, "slow")
+
+
+def test_what_shares_a_line_with_a_dropped_import_still_runs(tmp_path):
+    (tmp_path / "hw.ipynb").write_bytes(notebook("from matplotlib import pyplot as plt; import torch; n = 3",
+                                                 SOFTMAX, "x = torch.ones(n); plt.plot(x); m = 2"))
+    code = as_package(tmp_path / "hw.ipynb", tmp_path / "pkg", frozenset(), libraries=("torch",))
+    assert [c.source for c in code.cells[::2]] == [
+        "import torch; n = 3  # the rest is not run at grading: matplotlib",
+        "x = torch.ones(n); m = 2  # the rest is not run at grading: matplotlib"]
+    assert [n.values["code"] for n in code.notes] == ["from matplotlib import pyplot as plt", "plt.plot(x)"]
+    loaded = load_package(tmp_path / "pkg", ("torch",))
+    assert loaded.x.tolist() == [1.0, 1.0, 1.0] and loaded.m == 2
