@@ -49,8 +49,8 @@ def load_answers(path: Path) -> dict[str, Any]:
         try:
             data = load_safe_yaml(text)
         except yaml.YAMLError:
-            # `query_role：b`, a Chinese input method's full-width colon after a key, made the whole file
-            # unreadable (every answer lost): read as `query_role: b` when that makes it YAML
+            # `question_id：a`, a Chinese input method's full-width colon after a key, made the whole file
+            # unreadable (every answer lost): read as `question_id: a` when that makes it YAML
             fixed = FULL_WIDTH_COLON.sub(r"\1: ", text)
             if fixed == text:
                 raise
