@@ -8,7 +8,8 @@
     attnlab submit --notebook attention.en.ipynb   # the notebook instead of the package
     attnlab --lang zh status        # 中文 (default: from the locale, or ATTNLAB_LANG)
 
-The package checked is `--impl PATH`, else $ATTNLAB_IMPL, else `attnlab_impl` under
+The package checked is `--impl PATH` (a notebook, `--impl hw.ipynb`, is read as grade.py reads it), else
+$ATTNLAB_IMPL, else `attnlab_impl` under
 [tool.pytest.ini_options] of the project's pyproject.toml (the handout sets it to its `attention/`
 package), else `attention/` next to harness/ if it exists. Exit status: 0 on success (check: when the
 exercise passes), 1 when a check fails or the picture could not be drawn, 2 for a usage error.
@@ -17,6 +18,7 @@ exercise passes), 1 when a check fails or the picture could not be drawn, 2 for 
 import argparse
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -37,6 +39,7 @@ from attnlab.student.text import width as text_width
 from attnlab.student.timer import time_limited
 
 DEFAULT_PACKAGE = "attention"
+NOTEBOOKS: dict[Path, Path] = {}  # package made from a notebook (notebook_package) -> the notebook
 COLUMNS = (18, 9)  # status, checks; the exercise column fits the longest id
 
 
@@ -58,9 +61,12 @@ def ini_package(root: Path) -> str | None:
     return tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {}).get("attnlab_impl")
 
 
-def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT) -> Path:
-    """The package directory under test (see the module docstring for the order)."""
+def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT, run: Run | None = None) -> Path:
+    """The package directory under test (see the module docstring for the order); a notebook (`--impl
+    hw.ipynb`, with `run`) is read as grading reads it (notebook_package)."""
     given = impl or os.environ.get("ATTNLAB_IMPL")
+    if given and run is not None and given.lower().endswith(".ipynb"):
+        return notebook_package(Path(given).expanduser().resolve(), run)
     if given:
         path = Path(given).expanduser().resolve()
     elif (configured := ini_package(root)) is not None:
@@ -72,6 +78,31 @@ def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT) -> 
     if not (path / "__init__.py").is_file():
         raise UsageError(say("not_a_package", lang, path=path))
     return path
+
+
+def notebook_package(notebook: Path, run: Run) -> Path:
+    """The package grading makes of `notebook` (attnlab.core.notebook_source: code cells in order, what it
+    does not run dropped), in a temporary folder removed at exit; what is dropped is said first, so a
+    notebook is checked here as grade.py will run it: top to bottom, in a fresh process."""
+    import atexit
+    import tempfile
+
+    from attnlab.core.notebook_source import NotebookError, as_package
+
+    if not notebook.is_file():
+        raise UsageError(t("student.submit_no_notebook", run.lang, path=notebook))
+    folder = Path(tempfile.mkdtemp(prefix="attnlab-notebook-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
+    try:
+        code = as_package(notebook, folder / "notebook", answers, (*run.adapter.imports, *run.course.libraries))
+    except NotebookError as problem:
+        raise UsageError(t("student.submit_bad_notebook", run.lang, problem=problem.message)) from None
+    print(t("student.notebook_read", run.lang, file=notebook.name, count=len(code.cells)))
+    for note in code.notes:
+        print(f"  {note.text(run.lang)}")
+    NOTEBOOKS[folder / "notebook"] = notebook
+    return folder / "notebook"
 
 
 def _row(width: int, name: str, status: str, checks: str, points: str) -> str:
@@ -98,10 +129,10 @@ def checked(exercise, impl: InProcessImpl, run: Run):
 
 def cmd_status(opts, run: Run) -> int:
     lang, course = run.lang, run.course
-    package = resolve_package(opts.impl, lang=lang)
+    package = resolve_package(opts.impl, lang=lang, run=run)
     width = max([len(e.id) for e in (*course.exercises, *course.not_applicable)] + [text_width(say("total", lang))]) + 2
     impl = implementation(package, run)
-    print(say("status_title", lang, package=package))
+    print(say("status_title", lang, package=NOTEBOOKS.get(package, package)))
     try:
         load_package(package, (*run.adapter.imports, *course.libraries))
     except SubmissionError as problem:
@@ -130,6 +161,7 @@ def cmd_status(opts, run: Run) -> int:
         print("\n".join(["", t("student.quiz_problems", lang), *(f"  {line}" for line in quiz_problems)]))
     print()
     print(say("next", lang, id=unfinished.id, title=unfinished.title.get(lang)) if unfinished
+          else say("all_done_notebook", lang, file=NOTEBOOKS[package].name) if package in NOTEBOOKS
           else say("all_done", lang))
     print(say("hidden_note", lang))
     return 0
@@ -137,7 +169,7 @@ def cmd_status(opts, run: Run) -> int:
 
 def cmd_check(opts, run: Run) -> int:
     exercise = exercise_spec(opts.exercise, run.lang, run.course)
-    package = resolve_package(opts.impl, lang=run.lang)
+    package = resolve_package(opts.impl, lang=run.lang, run=run)
     result = checked(exercise, implementation(package, run), run)
     print(render_result(exercise, result, run.lang))
     return 0 if result.status == Status.PASSED else 1
@@ -156,7 +188,7 @@ def cmd_viz(opts, run: Run) -> int:
     if viz.picture_of(exercise) is None:
         supported = ", ".join(viz.drawable(course))
         raise UsageError(say("viz_unsupported", lang, id=exercise.id, supported=supported))
-    package = resolve_package(opts.impl, lang=lang)
+    package = resolve_package(opts.impl, lang=lang, run=run)
     out = Path(opts.output or f"{exercise.id}-attention.png")
     problem = viz.draw(exercise, time_limited(implementation(package, run), exercise.id, run.limits), out, lang=lang)
     if problem:
@@ -211,7 +243,8 @@ def quiz_warnings(package: Path, run: Run) -> list[str]:
 def parser() -> argparse.ArgumentParser:
     # options valid before or after the command; SUPPRESS keeps a subcommand from resetting them
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--impl", default=argparse.SUPPRESS, help="your package directory (see below)")
+    common.add_argument("--impl", default=argparse.SUPPRESS,
+                        help="your package directory, or your notebook (.ipynb) read as grading reads it")
     config.add_arguments(common, suppress=True)  # --assignment, --framework, --device, --lang
     top = argparse.ArgumentParser(prog="attnlab", parents=[common], description=__doc__.split("\n")[0],
                                   epilog=__doc__.split("\n\n", 1)[1],

@@ -293,3 +293,34 @@ def test_a_check_that_does_not_apply_is_said_and_not_counted(capsys):
     assert "✗" not in out and re.search(r"8\.00 / 8 \((\d+)/\1 checks passed", out), out
     code, out, _ = run(capsys, "status", "--impl", numpy_reference, "--framework", "numpy", "--lang", "en")
     assert re.search(r"softmax\s+passed\s+(\d+)/\1\s+8\.00 / 8", out), out
+
+
+def test_status_and_check_read_a_notebook_as_grading_reads_it(capsys, tmp_path):
+    """`--impl hw.ipynb`: the notebook's code cells in order in this fresh process, as grade.py runs them, with
+    what grading drops said first. check() inside the notebook runs on the kernel's state instead, where a cell
+    run out of order or a plot's library hides what grading will do."""
+    import nbformat
+
+    from attnlab.instructor.notebooks import notebook_for, sources_of, text_of
+
+    course = load_course(paths.SPEC_DIR, "attention")
+    notebook = notebook_for(course, "en", sources_of(paths.REFERENCE_DIR, course))
+    softmax = next(i for i, c in enumerate(notebook.cells) if "def run_softmax(" in c.source)
+    notebook.cells.insert(softmax + 1, nbformat.v4.new_code_cell(
+        "import matplotlib.pyplot as plt\nplt.imshow(run_softmax(torch.ones(2, 2), dim=-1))"))
+    notebook.cells[softmax + 1]["id"] = "plot"
+    (tmp_path / "hw.ipynb").write_text(text_of(notebook), "utf-8")
+    assert main(["status", "--impl", str(tmp_path / "hw.ipynb")]) == 0
+    out = capsys.readouterr().out
+    assert "hw.ipynb, read as grading reads it" in out and f"visible checks of {tmp_path / 'hw.ipynb'}" in out
+    assert f"cell {softmax + 2}, line 1: `import matplotlib.pyplot as plt` is not run at grading" in out
+    assert re.search(r"softmax +passed", out) and "Run `attnlab submit --notebook hw.ipynb`" in out
+    assert main(["check", "softmax", "--impl", str(tmp_path / "hw.ipynb")]) == 0
+    # a cell that calls what a later cell defines ran in the student's kernel (cells run out of order)
+    notebook.cells.insert(softmax, nbformat.v4.new_code_cell("print(run_softmax(torch.ones(2), dim=0))"))
+    notebook.cells[softmax]["id"] = "early"
+    (tmp_path / "hw.ipynb").write_text(text_of(notebook), "utf-8")
+    capsys.readouterr()
+    main(["status", "--impl", str(tmp_path / "hw.ipynb")])
+    assert f"NameError: name 'run_softmax' is not defined (at cell {softmax + 1}, line 1)" in capsys.readouterr().out
+    assert main(["status", "--impl", str(tmp_path / "missing.ipynb")]) == 2

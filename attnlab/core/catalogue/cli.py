@@ -13,6 +13,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                  "zh": "下一步：{id}（{title}）。运行 `attnlab check {id}` 或 `attnlab hint {id}`。"},
     "cli.all_done": {"en": "Every visible check passes. Run `attnlab submit` to make your upload.",
                      "zh": "所有公开检查均已通过。运行 `attnlab submit` 生成要上传的文件。"},
+    "cli.all_done_notebook": {"en": "Every visible check passes. Run `attnlab submit --notebook {file}` to make "
+                                    "your upload.",
+                              "zh": "所有公开检查均已通过。运行 `attnlab submit --notebook {file}` 生成要上传的文件。"},
     "cli.import_failed": {"en": "Every check fails until this is fixed: {problem}",
                           "zh": "在修复这个问题之前，所有检查都会失败：{problem}"},
     "cli.heading": {"en": "{id}: {title} ({points:g} points)", "zh": "{id}：{title}（{points:g} 分）"},

@@ -44,6 +44,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.nb_cell": {"en": "cell {cell}", "zh": "第 {cell} 个单元格"},
     "report.nb_summary": {"en": "Graded from the notebook {file}: its {count} code cells",
                           "zh": "根据笔记本 {file} 评分：其 {count} 个代码单元格"},
+    "student.notebook_read": {"en": "{file}, read as grading reads it: its {count} code cells in order, in a fresh "
+                                    "process, without what grading does not run:",
+                              "zh": "{file}，按评分时的方式读取：其 {count} 个代码单元格按顺序在新进程中运行，"
+                                    "不含评分时不运行的内容："},
     "student.submit_no_notebook": {"en": "{path}: no such notebook", "zh": "{path}：没有这个笔记本"},
     "student.submit_bad_notebook": {"en": "grading could not read this notebook: {problem}",
                                     "zh": "评分时无法读取这个笔记本：{problem}"},
@@ -93,8 +97,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "## Hand in\n\nSave this notebook (Colab: File → Download → Download .ipynb) and upload the `.ipynb` file as "
               "it is, or zip it with a manifest: `!python -m attnlab.student.cli submit --notebook <this file>` in the "
               "handout folder. Hand in either this notebook or the `{package}/` package, not both: an upload holding "
-              "the package is graded from the package.",
+              "the package is graded from the package. Before you do, save it and run `!python -m attnlab.student.cli "
+              "status --impl <this file>`: it runs the notebook's code cells as grading does, top to bottom in a "
+              "fresh process, and says what grading will not run.",
         "zh": "## 提交\n\n保存本笔记本（Colab：文件 → 下载 → 下载 .ipynb），直接上传这个 `.ipynb` 文件；或在讲义文件夹中运行 "
               "`!python -m attnlab.student.cli submit --notebook <本文件>`，生成带清单的 zip。只提交本笔记本或 `{package}/` 包"
-              "之一，不要两者都交：上传内容中有包时，按包评分。"},
+              "之一，不要两者都交：上传内容中有包时，按包评分。提交前请先保存，再运行 `!python -m attnlab.student.cli status "
+              "--impl <本文件>`：它像评分时那样在新进程中从上到下运行笔记本的代码单元格，并说明哪些内容评分时不会运行。"},
 }
