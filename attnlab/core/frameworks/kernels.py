@@ -10,7 +10,8 @@ an exercise the torch adapter (for_torch.py) stacks `kernels_only` on its forbid
   every address a kernel loads or stores against the tensors it was given, before any memory is touched: an
   unmasked tile reading past a tensor is reported as an out-of-bounds access, not a segfault or a silently
   corrupted heap; and a bfloat16 tensor reaching a kernel makes the case not applicable (the interpreter
-  computes bfloat16 on its bit patterns; such cases count where the kernel is compiled, --device cuda).
+  computes bfloat16 on its bit patterns; such cases count where the kernel is compiled, --device cuda);
+  and an @triton.autotune kernel runs its first config, untimed (timing needs a GPU).
 Violations are recorded before raising, so a launcher that catches the exception is still reported.
 
 A case's `max_tile_side:` (tile_budget) holds the kernel's tiles to a memory budget: FlashAttention keeps no
@@ -141,10 +142,29 @@ def _patches(watch: _Watch) -> list:
         return access_bounded
 
     builder = interpreter.InterpreterBuilder
-    return [(jit.JITFunction, "run", counted), (interpreter.InterpretedFunction, "run", counted),
-            (interpreter.GridExecutor, "_init_args_hst", recording),
-            (builder, "create_masked_load", lambda f: bounded(f, "load")),
-            (builder, "create_masked_store", lambda f: bounded(f, "store"))]
+    patches = [(jit.JITFunction, "run", counted), (interpreter.InterpretedFunction, "run", counted),
+               (interpreter.GridExecutor, "_init_args_hst", recording),
+               (builder, "create_masked_load", lambda f: bounded(f, "load")),
+               (builder, "create_masked_store", lambda f: bounded(f, "store"))]
+    autotuner = _autotuner()
+    if autotuner is not None and interpreting():
+        patches.append((autotuner, "_bench", lambda _: _untimed))
+    return patches
+
+
+def _autotuner():
+    try:
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:
+        return None
+    return Autotuner if hasattr(Autotuner, "_bench") else None
+
+
+def _untimed(self, *args, config, **kwargs) -> list[float]:
+    """@triton.autotune times each config on the GPU (do_bench: "0 active drivers" under the interpreter, and
+    the autotuned kernel, correct as it is, failed every check). Interpreted, every config takes the same
+    time, so the autotuner runs its first one: the kernel is graded as it is written, the same each run."""
+    return [0.0, 0.0, 0.0]
 
 
 def _refuse_bfloat16(watch: _Watch, args: tuple, kwargs: dict) -> None:
