@@ -76,7 +76,33 @@ class MindsporeAdapter(Adapter):
             ms.runtime.set_memory(**POOL)
         except RuntimeError:  # this process ran an operation already: its pool stays as it is
             pass
+        self._keep_device(ms)
         self._prepared_in = os.getpid()
+
+    @staticmethod
+    def _keep_device(ms) -> None:
+        """Seed 001 opens with `mindspore.set_context(device_target="Ascend")` and `set_context(device_id=0)`,
+        and ModelArts notebooks with `set_device("Ascend")`: on the grading CPU the first raised "Unsupported
+        device target Ascend" at import, and every exercise of a correct submission failed. Once prepare has
+        chosen, the device and the mode (PyNative) stay: set_context ignores device_target, device_id and mode
+        and passes every other setting on, and set_device does nothing, in grading and in `attnlab check`
+        alike (so a student on an Ascend machine sees what grading will do)."""
+
+        original = getattr(ms.set_context, "attnlab_original", ms.set_context)
+
+        def set_context(**kwargs):
+            kept = {k: v for k, v in kwargs.items() if k not in ("device_target", "device_id", "mode")}
+            return original(**kept) if kept else None
+
+        def set_device(*args, **kwargs):
+            return None
+
+        set_context.attnlab_original = original
+        for owner in (ms, ms.context):
+            if hasattr(owner, "set_context"):
+                owner.set_context = set_context
+        if hasattr(ms, "set_device"):
+            ms.set_device = set_device
 
     # -- conversion -------------------------------------------------------------------------------
     def array(self, tensor: torch.Tensor):
