@@ -66,6 +66,10 @@ def runner_env(home: str, adapter: "Adapter | None" = None, compile_cache: str |
     applies its framework's itself)."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            # @torch.compile runs the plain function: grading checks what it computes, and compiling (per
+            # shape, with a C++ toolchain whose precompiled header outgrew the runner's file-size cap) failed a
+            # correct softmax's first case with "C++ compile error", a hint blaming its maximum beside it
+            "TORCH_COMPILE_DISABLE": "1",
             **(adapter.runner_env(compile_cache) if adapter else {})}
 
 
