@@ -322,3 +322,25 @@ def test_a_submissions_fingerprint_changes_with_what_it_holds_and_only_then(tmp_
     notebook.write_text("{}")
     assert fingerprint(Submission("wei", notebook)) != fingerprint(Submission("wei", export))
     assert fingerprint(Submission("gone", tmp_path / "missing")) is None
+
+
+def test_a_windows_zip_with_backslashes_is_read_as_info_zip_reads_it(tmp_path):
+    """Windows PowerShell's Compress-Archive writes `attention\\softmax.py` (made by MS-DOS, 0): the names were
+    refused as escaping the upload, and nothing was graded. Backslashes are separators there, as for Info-ZIP's
+    unzip; a name escaping with them is still refused, and a Unix zip's backslash is still no separator."""
+    def windows_zip(path: Path, files: dict[str, bytes], system: int = 0) -> Path:
+        with zipfile.ZipFile(path, "w") as zf:
+            for name, data in files.items():
+                info = zipfile.ZipInfo(name)
+                info.create_system = system
+                zf.writestr(info, data)
+        return path
+
+    files = {f"attention\\{rel}": data for rel, data in package_files(PARTIAL).items()}
+    package = package_of(Submission("w", windows_zip(tmp_path / "w.zip", files)), tmp_path)
+    assert package.name == "attention"
+    assert (package / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    escaping = windows_zip(tmp_path / "e.zip", {**files, "..\\..\\evil.py": b"x = 1\n"})
+    assert "escapes" in problem(Submission("e", escaping), tmp_path)
+    unix = windows_zip(tmp_path / "u.zip", files, system=3)
+    assert "escapes" in problem(Submission("u", unix), tmp_path)

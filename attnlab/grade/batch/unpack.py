@@ -73,8 +73,16 @@ def open_zip(archive: Path) -> zipfile.ZipFile:
     """The zip, its names read as UTF-8 where they are: macOS's Archive Utility, PHP (Moodle) and Windows
     write UTF-8 names without the zip's UTF-8 flag, which zipfile reads as cp437 ("OlÃºwÃ¡..."). When every
     flagless name is UTF-8 the infos are renamed (zipfile checks entries against orig_filename, untouched)
-    and `utf8_names` is set; otherwise _check_entry refuses the non-ASCII flagless names."""
+    and `utf8_names` is set; otherwise _check_entry refuses the non-ASCII flagless names.
+    A zip written on Windows (its entries "made by" MS-DOS, 0) whose names use backslashes, as Windows
+    PowerShell's Compress-Archive writes them, is read with slashes, as Info-ZIP's unzip reads it: a student's
+    `attention\\softmax.py` was refused as a name escaping the upload, and nothing was graded."""
     zf = zipfile.ZipFile(archive)
+    windows = [i for i in zf.infolist() if i.create_system == 0 and "\\" in i.filename]
+    for info in windows:
+        info.filename = info.filename.replace("\\", "/")
+    if windows:
+        zf.NameToInfo = {i.filename: i for i in zf.infolist()}
     flagless = [i for i in zf.infolist() if not i.flag_bits & 0x800 and not i.filename.isascii()]
     try:
         renamed = [(i, i.filename.encode("cp437").decode("utf-8")) for i in flagless]
