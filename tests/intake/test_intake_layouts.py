@@ -344,3 +344,24 @@ def test_a_windows_zip_with_backslashes_is_read_as_info_zip_reads_it(tmp_path):
     assert "escapes" in problem(Submission("e", escaping), tmp_path)
     unix = windows_zip(tmp_path / "u.zip", files, system=3)
     assert "escapes" in problem(Submission("u", unix), tmp_path)
+
+
+def test_a_chinese_windows_zip_names_in_gbk_are_read(tmp_path):
+    """Explorer's "Send to → Compressed folder" on a Chinese Windows writes names in GBK without the UTF-8
+    flag: `作业4/attention/...` was refused as "not UTF-8" and nothing graded. Made on Windows, names that are
+    GB18030 are read as that; the same bytes from a Unix zip are still refused."""
+    gbk, placeholder = "作业4".encode("gbk"), b"ABCD4"
+    assert len(gbk) == len(placeholder)
+
+    def zipped(path: Path, system: int) -> Path:
+        with zipfile.ZipFile(path, "w") as zf:
+            for rel, data in package_files(PARTIAL).items():
+                info = zipfile.ZipInfo(f"ABCD4/attention/{rel}")
+                info.create_system = system
+                zf.writestr(info, data)
+        path.write_bytes(path.read_bytes().replace(placeholder, gbk))
+        return path
+
+    package = package_of(Submission("g", zipped(tmp_path / "g.zip", 0)), tmp_path)
+    assert package.parts[-2:] == ("作业4", "attention") and (package / "softmax.py").is_file()
+    assert "not UTF-8" in problem(Submission("u", zipped(tmp_path / "u.zip", 3)), tmp_path)

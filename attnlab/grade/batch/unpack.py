@@ -73,7 +73,9 @@ def open_zip(archive: Path) -> zipfile.ZipFile:
     """The zip, its names read as UTF-8 where they are: macOS's Archive Utility, PHP (Moodle) and Windows
     write UTF-8 names without the zip's UTF-8 flag, which zipfile reads as cp437 ("OlÃºwÃ¡..."). When every
     flagless name is UTF-8 the infos are renamed (zipfile checks entries against orig_filename, untouched)
-    and `utf8_names` is set; otherwise _check_entry refuses the non-ASCII flagless names.
+    and `utf8_names` is set (the names are text); in a zip made on Windows, when they are not UTF-8 but every
+    one is GB18030 (a Chinese Windows' code page), they are read as that; otherwise _check_entry refuses the
+    non-ASCII flagless names.
     A zip written on Windows (its entries "made by" MS-DOS, 0) whose names use backslashes, as Windows
     PowerShell's Compress-Archive writes them, is read with slashes, as Info-ZIP's unzip reads it: a student's
     `attention\\softmax.py` was refused as a name escaping the upload, and nothing was graded."""
@@ -87,8 +89,15 @@ def open_zip(archive: Path) -> zipfile.ZipFile:
     try:
         renamed = [(i, i.filename.encode("cp437").decode("utf-8")) for i in flagless]
     except UnicodeError:
-        zf.utf8_names = False
-        return zf
+        # Explorer's "Send to → Compressed folder" on a Chinese Windows writes names in its code page (GBK,
+        # within GB18030) without the flag: `作业4/attention/...` was refused and nothing graded
+        try:
+            if not all(i.create_system == 0 for i in flagless):
+                raise UnicodeError("not made on Windows")
+            renamed = [(i, i.filename.encode("cp437").decode("gb18030")) for i in flagless]
+        except UnicodeError:
+            zf.utf8_names = False
+            return zf
     for info, name in renamed:
         info.filename = name
     zf.NameToInfo = {i.filename: i for i in zf.infolist()}
