@@ -45,7 +45,7 @@ def load_answers(path: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_ANSWERS_BYTES:
         raise AnswersFileError(Message("quiz_file_too_big", {"file": path.name, "kb": MAX_ANSWERS_BYTES >> 10}))
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _text_of(path.read_bytes())
         try:
             data = load_safe_yaml(text)
         except yaml.YAMLError:
@@ -62,6 +62,18 @@ def load_answers(path: Path) -> dict[str, Any]:
     if not isinstance(answers, dict):
         raise AnswersFileError(Message("quiz_file_no_answers", {"file": path.name}))
     return answers
+
+
+def _text_of(data: bytes) -> str:
+    """The answers file's text: UTF-8, or else GB18030, which old Notepad on a Chinese Windows saves (the
+    template's comments are Chinese, so the whole file, every answer, was unreadable)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        try:
+            return data.decode("gb18030")
+        except UnicodeDecodeError:
+            raise exc from None
 
 
 def read_answers(path: Path) -> dict[str, Any]:

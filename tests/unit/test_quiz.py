@@ -90,6 +90,16 @@ def test_a_full_width_colon_after_a_key_is_read_as_a_colon(tmp_path):
     assert quiz_state(QUIZ, package).file_problem is not None
 
 
+def test_an_answers_file_saved_in_gbk_is_read(tmp_path):
+    """Old Notepad on a Chinese Windows saves the file (its comments are Chinese) in GBK: every answer was lost
+    as "not valid YAML: 'utf-8' codec can't decode"."""
+    package = answers_file(tmp_path, "  # 选择题：填字母\n  query_role: b\n")
+    (package / "quiz.yaml").write_bytes((package / "quiz.yaml").read_text(encoding="utf-8").encode("gbk"))
+    assert graded(package)["query_role"].passed
+    (package / "quiz.yaml").write_bytes(b"answers:\n  query_role: \xff\xfe\n")  # neither: still named
+    assert quiz_state(QUIZ, package).file_problem is not None
+
+
 def test_file_problems_and_unknown_questions_are_named(tmp_path):
     package = answers_file(tmp_path, "  query_rol: b\n")
     assert problem_lines(QUIZ, quiz_state(QUIZ, package), "en") == [
