@@ -91,8 +91,8 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
         raise SubmissionError("exercise_problem", exercise=exercise, problem=describe_exception(exc)) from None
     except Exception as exc:
         if (missing := imports.not_in_course(exc)) is not None:
-            raise SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
-                                  offered=", ".join(missing.offered)) from None
+            key, values = missing.message()
+            raise SubmissionError(key, **values) from None
         raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
 
 

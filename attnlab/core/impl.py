@@ -86,8 +86,8 @@ def _import_problem(what: str | None, exc: Exception, *, root: Path | None) -> S
     package the course does not offer, or the exception at the student's own file:line under `root`."""
     missing = imports.not_in_course(exc)
     if missing is not None:
-        return SubmissionError("library_not_in_course", package=missing.package, file=missing.file,
-                               offered=", ".join(missing.offered))
+        key, values = missing.message()
+        return SubmissionError(key, **values)
     problem = describe_exception(exc, root=root)
     if what is None:
         return SubmissionError("import_package_failed", problem=problem)

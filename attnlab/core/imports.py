@@ -29,10 +29,27 @@ def offered(top: str, libraries: tuple[str, ...] | frozenset[str]) -> bool:
 
 
 class NotInCourse(ModuleNotFoundError):
-    def __init__(self, package: str, file: str, offered: tuple[str, ...]):
+    def __init__(self, package: str, file: str, offered: tuple[str, ...], fullname: str | None = None):
         super().__init__(f"{package} is not available in this course (imported in {os.path.basename(file)})",
                          name=package)
         self.package, self.file, self.offered = package, os.path.basename(file), offered
+        # `from softmax import ...` or `from attention.softmax import ...` in attention/attention.py: the
+        # student's own module by a bare name (what works when a file is run as a script), not a library;
+        # `relative` is how the package itself spells it
+        folder, fullname = os.path.dirname(file), fullname or package
+        self.relative = None
+        if folder and os.path.basename(folder) == package:
+            self.relative = "." + fullname[len(package) + 1:]
+        elif folder and (os.path.isfile(os.path.join(folder, f"{package}.py"))
+                         or os.path.isfile(os.path.join(folder, package, "__init__.py"))):
+            self.relative = "." + fullname
+
+    def message(self) -> tuple[str, dict]:
+        """The feedback's key and values (a Message's): a library the course does not offer, or the
+        student's own module imported by a bare name."""
+        if self.relative is not None:
+            return "own_module_by_name", {"package": self.package, "file": self.file, "relative": self.relative}
+        return "library_not_in_course", {"package": self.package, "file": self.file, "offered": ", ".join(self.offered)}
 
 
 class CourseImports(importlib.abc.MetaPathFinder):
@@ -52,7 +69,7 @@ class CourseImports(importlib.abc.MetaPathFinder):
         rules = self.packages.get(module.partition(".")[0])
         top = fullname.partition(".")[0]
         if rules is not None and top not in rules[0] and not offered(top, ()):
-            raise NotInCourse(top, filename, rules[1])
+            raise NotInCourse(top, filename, rules[1], fullname)
 
     def find_spec(self, fullname, path=None, target=None):
         if self.packages:

@@ -115,7 +115,7 @@ RAISED = (Outcome, CheckFailure)  # what a call or check may raise into the chec
 # The student's code did not import (the package, or the module of one exercise): every call it affects
 # fails the same way whatever its inputs, so feedback shows it once, without a case's inputs.
 IMPORT_FAILURES = frozenset({"import_failed", "import_package_failed", "grade.import_failed",
-                             "library_not_in_course"})
+                             "library_not_in_course", "own_module_by_name"})
 
 
 def is_import_failure(exc: BaseException) -> bool:

@@ -72,3 +72,16 @@ def test_libraries_importing_their_own_dependencies_are_not_affected(tmp_path):
     """torch's and einx's own imports (sympy, numpy, ...) come from their modules, not the student's."""
     source = EINOPS_SDPA + "\nimport torch.distributions  # pulls more of torch's own imports\n"
     assert grade(package_with(tmp_path, source), "scaled_dot_product_attention").status == Status.PASSED
+
+
+@pytest.mark.parametrize("line, relative", [("from softmax import run_softmax", ".softmax"),
+                                            ("from pkg.softmax import run_softmax", ".softmax"),
+                                            ("import pkg", ".")])
+def test_the_students_own_module_by_a_bare_name_is_named_as_such(tmp_path, line, relative):
+    """`from softmax import ...` works when a file is run as a script; in a package it was "softmax is not
+    available in this course", which reads as a missing library. The feedback now says it is their own module
+    and how the package spells it."""
+    result = grade(package_with(tmp_path, f"{line}\n" + EINOPS_SDPA), "scaled_dot_product_attention")
+    assert result.status == Status.ERROR and "not available in this course" not in result.feedback
+    assert (f"your own package or one of its modules, by its bare name, which works only when a file is run as "
+            f"a script: import it relatively, `from {relative} import ...`") in result.feedback

@@ -66,6 +66,12 @@ MESSAGES: dict[str, dict[str, str]] = {
               "budget of {limit:g} MB per tensor: compute it in blocks instead of all at once",
         "zh": "{exercise}：{file} 第 {line} 行一次创建了 {mb:.0f} MB 的 {framework} 数组，超过本用例每个张量 "
               "{limit:g} MB 的预算：请分块计算，而不是一次性全部计算"},
+    "own_module_by_name": {
+        "en": "your code imports {package} ({file}), your own package or one of its modules, by its bare name, "
+              "which works only when a file is run as a script: import it relatively, `from {relative} import ...`, "
+              "as the template does",
+        "zh": "你的代码（{file}）用裸名称导入了 {package}，即你自己的包或其中的模块，这只在把文件当脚本直接运行时有效：请像模板那样"
+              "使用相对导入 `from {relative} import ...`"},
     "library_not_in_course": {
         "en": "your code imports {package} ({file}), which is not available in this course: it offers {offered} and "
               "Python's standard library",
