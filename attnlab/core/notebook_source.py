@@ -184,6 +184,22 @@ def _loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _first_line(node: ast.stmt) -> int:
+    """A statement's first line: a decorated def's first decorator (its own lineno is the `def` line)."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+
+
+def _evaluated_at_definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    """The names a def or class statement evaluates when it runs (decorators, defaults, bases): an
+    `@interact(...)` of a dropped ipywidgets import fails the import itself, unlike a name its body uses."""
+    parts = [*node.decorator_list]
+    if isinstance(node, ast.ClassDef):
+        parts += [*node.bases, *(k.value for k in node.keywords)]
+    else:
+        parts += [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    return {name for part in parts for name in _loaded(part)}
+
+
 def _bound(node: ast.AST) -> set[str]:
     """The names a top-level statement binds (assigned, imported, defined, caught)."""
     names = set()
@@ -213,7 +229,7 @@ def _line_groups(tree: ast.Module) -> list[list[ast.stmt]]:
     """The top-level statements in order, those sharing a line (`import torch; import pylab`) in one group."""
     groups: list[list[ast.stmt]] = []
     for node in tree.body:
-        if groups and node.lineno <= max(n.end_lineno or n.lineno for n in groups[-1]):
+        if groups and _first_line(node) <= max(n.end_lineno or n.lineno for n in groups[-1]):
             groups[-1].append(node)
         else:
             groups.append([node])
@@ -245,16 +261,19 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
         return source, []
     lines, notes, assigned = source.split("\n"), [], dict(assigned or {})
     for group in _line_groups(tree):
-        for line in [line for line in assigned if line < group[0].lineno]:  # in a statement before this group
+        for line in [line for line in assigned if line < _first_line(group[0])]:  # in a statement before this
             name, why = assigned.pop(line)
             unbound[name] = why
         dropped = []  # (statement, what it keeps: an import's offered part or None, why, whether it imports)
         for node in group:
             modules = _unoffered_modules(node, libraries)
             used = sorted(_loaded(node) & unbound.keys())
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not modules:
-                if used and not node.name.startswith("run_"):
-                    unbound[node.name] = unbound[used[0]]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and not _evaluated_at_definition(node) & unbound.keys():
+                # kept, whatever its body imports or uses (a run_* is graded, and fails where it does); a
+                # helper that would fail is unbound, so its top-level calls are dropped
+                if (used or modules) and not node.name.startswith("run_"):
+                    unbound[node.name] = modules[0] if modules else unbound[used[0]]
                 else:
                     unbound.pop(node.name, None)
             elif modules or used:
@@ -270,11 +289,12 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
         if not dropped:
             continue
         node, part, why, imported = dropped[0]
-        first, last = group[0].lineno, max(n.end_lineno or n.lineno for n in group)
+        first, last = _first_line(group[0]), max(n.end_lineno or n.lineno for n in group)
         key = ("notebook.not_offered_part" if part else "notebook.not_offered") if imported else "notebook.uses_dropped"
+        decorated = _first_line(node) < node.lineno  # its text starts at the first decorator's line
+        text = lines[_first_line(node) - 1] if decorated else ast.get_source_segment(source, node) or lines[first - 1]
         notes.append(Message(key, {"cell": number, "line": first, "name": why, "kept": part or "",
-                                   "code": _short((ast.get_source_segment(source, node) or lines[first - 1])
-                                                  .split("\n")[0].strip(), 80)}))
+                                   "code": _short(text.split("\n")[0].strip(), 80)}))
         if first == last:  # one line: what is kept of it stays (`import torch; import pylab` runs `import torch`)
             out = {id(n): p for n, p, _, _ in dropped}
             kept = [out[id(n)] if id(n) in out else ast.get_source_segment(source, n) for n in group]

@@ -229,3 +229,20 @@ def test_what_shares_a_line_with_a_dropped_import_still_runs(tmp_path):
     assert [n.values["code"] for n in code.notes] == ["from matplotlib import pyplot as plt", "plt.plot(x)"]
     loaded = load_package(tmp_path / "pkg", ("torch",))
     assert loaded.x.tolist() == [1.0, 1.0, 1.0] and loaded.m == 2
+
+
+def test_a_function_importing_a_plot_library_inside_is_kept_and_a_decorator_of_one_is_dropped(tmp_path):
+    """A run_* whose body imports matplotlib (a debugging plot) must stay, to be graded and fail where it does,
+    not vanish as "not implemented"; a helper doing so is kept and its top-level calls dropped. A def whose
+    decorator comes from a dropped import (ipywidgets' @interact) would fail the import itself: it goes."""
+    cells = (SOFTMAX.replace("def run_softmax(in_features, dim):",
+                             "def run_softmax(in_features, dim):\n    import matplotlib  # noqa"),
+             "def show(m):\n    import matplotlib.pyplot as plt\n    plt.imshow(m)\n\nshow(1)\nkept = 1",
+             "from ipywidgets import interact\n@interact(x=(0, 3))\ndef explore(x):\n    return x\nafter = 2")
+    (tmp_path / "hw.ipynb").write_bytes(notebook(*cells))
+    code = as_package(tmp_path / "hw.ipynb", tmp_path / "pkg", frozenset(), libraries=("torch",))
+    assert [n.values["code"] for n in code.notes] == ["show(1)", "from ipywidgets import interact", "@interact(x=(0, 3))"]
+    loaded = load_package(tmp_path / "pkg", ("torch",))
+    assert callable(loaded.run_softmax) and callable(loaded.show) and loaded.kept == 1 and loaded.after == 2
+    assert not hasattr(loaded, "explore")
+    assert code.functions == {"run_softmax": 2}
