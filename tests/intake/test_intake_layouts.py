@@ -365,3 +365,25 @@ def test_a_chinese_windows_zip_names_in_gbk_are_read(tmp_path):
     package = package_of(Submission("g", zipped(tmp_path / "g.zip", 0)), tmp_path)
     assert package.parts[-2:] == ("作业4", "attention") and (package / "softmax.py").is_file()
     assert "not UTF-8" in problem(Submission("u", zipped(tmp_path / "u.zip", 3)), tmp_path)
+
+
+def test_a_whole_handout_handed_in_is_its_students_package(tmp_path):
+    """The handout ships the stubs as student_template/ beside the student's attention/, with its notebooks,
+    pyproject.toml and spec/. Handed in whole (a zip of the folder, or the folder), it was "two candidate
+    packages: attention, student_template", not graded; and with my intake change of this stop, the folder
+    alone became a class of nine. The untouched template is not a candidate, and a pyproject.toml at the top
+    makes a folder one project."""
+    handout = {**under("attention", package_files(PARTIAL)), **under("student_template", package_files(TEMPLATE)),
+               "attention.en.ipynb": b"{}", "attention.zh.ipynb": b"{}", "pyproject.toml": b"[project]\n",
+               "README.md": b"# handout\n", "spec/softmax.py": b"x = 1\n"}
+    folder = write_tree(tmp_path / "wei", handout)
+    assert list(found(folder)) == ["wei"]
+    for sub in (Submission("wei", folder), Submission("zipped", write_zip(tmp_path / "wei.zip", handout))):
+        package = package_of(sub, tmp_path)
+        assert package.name == "attention"
+        assert (package / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    klass = write_tree(tmp_path / "class", {**{f"wei/{k}": v for k, v in handout.items()},
+                                           **{f"li/{k}": v for k, v in handout.items()}})
+    assert sorted(found(klass)) == ["li", "wei"]
+    both = write_tree(tmp_path / "both", {**under("a", package_files(TEMPLATE)), **under("b", package_files(TEMPLATE))})
+    assert "two candidate packages: a, b" in problem(Submission("both", both), tmp_path)  # templates alone: named

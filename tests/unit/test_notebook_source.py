@@ -241,7 +241,8 @@ def test_a_function_importing_a_plot_library_inside_is_kept_and_a_decorator_of_o
              "from ipywidgets import interact\n@interact(x=(0, 3))\ndef explore(x):\n    return x\nafter = 2")
     (tmp_path / "hw.ipynb").write_bytes(notebook(*cells))
     code = as_package(tmp_path / "hw.ipynb", tmp_path / "pkg", frozenset(), libraries=("torch",))
-    assert [n.values["code"] for n in code.notes] == ["show(1)", "from ipywidgets import interact", "@interact(x=(0, 3))"]
+    assert [n.values["code"] for n in code.notes] == ["show(1)", "from ipywidgets import interact",
+                                                      "@interact(x=(0, 3))"]
     loaded = load_package(tmp_path / "pkg", ("torch",))
     assert callable(loaded.run_softmax) and callable(loaded.show) and loaded.kept == 1 and loaded.after == 2
     assert not hasattr(loaded, "explore")

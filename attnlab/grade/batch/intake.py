@@ -89,8 +89,12 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     """The children of a directory that each hold a submission when it is a class (a folder per student);
     [] when it is one submission. A child is a package itself, a zip, or a folder holding either; a package
     beside one other child (its student's zip, a backup folder) makes the directory one submission. Among
-    three or more children, each is a student's: a class where most handed in a folder holding their package
-    and one the package itself was graded as one submission, "not graded" for everyone."""
+    three or more children of which some are folders holding a package, each is a student's: a class where most
+    handed in a folder holding their package and one the package itself was graded as one submission, "not
+    graded" for everyone. A directory with a pyproject.toml at its top is a project: one submission (a student's
+    whole handout: its package, the pristine template beside it, the notebooks)."""
+    if "pyproject.toml" in files:
+        return []
     by_dir: dict[str, set[str]] = {}
     for rel in files:
         folder, _, name = rel.rpartition("/")
@@ -102,7 +106,8 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
     kinds = {child: "package" if child in packages else "zip" if child in by_dir.get("", ()) else "folder"
              for child in holding}
     present = set(kinds.values())
-    if len(kinds) < 2 or ("package" in present and present != {"package"} and len(kinds) < 3):
+    if len(kinds) < 2 or ("package" in present and present != {"package"}
+                          and (len(kinds) < 3 or "folder" not in present)):
         return []
     return sorted(kinds)
 

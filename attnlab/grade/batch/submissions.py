@@ -8,12 +8,14 @@ keeps the student's zip as a file) is unpacked once when the upload holds no pac
 (.ipynb) is made into the package its code cells are (notebooks.py).
 """
 
+import functools
 import hashlib
 import zipfile
 from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
 
+from attnlab.core import paths
 from attnlab.core.i18n import Message, default_lang
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.grade.batch import notebooks
@@ -147,6 +149,28 @@ def survey(root: Path, markers: frozenset[str], listed: list[str] | None = None)
     return packages, sorted(zips), near
 
 
+def _pristine(folder: Path, markers: frozenset[str]) -> bool:
+    """Whether every exercise module in `folder` is, byte for byte, one of the templates' (any framework's):
+    the handout ships the stubs as student_template/, so a student who hands in the whole handout folder hands
+    them in beside their own package, and the two made the upload "two candidate packages", not graded."""
+    present = [folder / m for m in markers if (folder / m).is_file()]
+    return bool(present) and all(_digest(f) in _template_digests() for f in present)
+
+
+@functools.cache
+def _template_digests() -> frozenset[str]:
+    return frozenset(_digest(f) for f in paths.TEMPLATE_DIR.rglob("*") if f.is_file()) \
+        if paths.TEMPLATE_DIR.is_dir() else frozenset()
+
+
+def _digest(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return ""
+
+
 def _inside(folder: str, outer: str) -> bool:
     return folder != outer and (outer == "." or folder.startswith(outer + "/"))
 
@@ -156,6 +180,8 @@ def locate(root: Path, markers: frozenset[str], listed: list[str] | None = None)
     raises BadSubmission naming what was found when there is no package, or more than one. `listed`: as
     for survey."""
     packages, zips, near = survey(root, markers, listed)
+    if len(packages) > 1:  # a whole handout handed in: its student_template/ beside the student's package
+        packages = [d for d in packages if not _pristine(root / d, markers)] or packages
     if len(packages) == 1:
         return root if packages[0] == "." else root / packages[0]
     if packages:
