@@ -160,6 +160,12 @@ class Run:
         """The framework's name, for what is written out (results, messages)."""
         return self.adapter.name
 
+    @property
+    def offered(self) -> tuple[str, ...]:
+        """What student code may import besides the standard library: the framework's packages and the
+        course's libraries (attnlab.core.imports)."""
+        return (*self.adapter.imports, *self.course.libraries)
+
     def replace(self, **changes: Any) -> "Run":
         return dataclasses.replace(self, **changes)
 

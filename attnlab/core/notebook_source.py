@@ -207,7 +207,7 @@ def _bound(node: ast.AST) -> set[str]:
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             names.add(n.id)
         elif isinstance(n, ast.alias):
-            names.add(n.asname or n.name.partition(".")[0])
+            names.add(_alias_name(n))
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(n.name)
         elif isinstance(n, ast.ExceptHandler) and n.name:
@@ -236,13 +236,18 @@ def _line_groups(tree: ast.Module) -> list[list[ast.stmt]]:
     return groups
 
 
-def _offered_part(node: ast.stmt, libraries: frozenset[str]) -> str | None:
-    """`import torch, matplotlib.pyplot as plt` as `import torch` (what it imports that the course offers),
-    or None where it imports nothing offered or is not such an import."""
+def _alias_name(alias: ast.alias) -> str:
+    """The name an import binds: `import a.b` binds a, `import a.b as c` binds c."""
+    return alias.asname or alias.name.partition(".")[0]
+
+
+def _offered_aliases(node: ast.stmt, libraries: frozenset[str]) -> list[ast.alias]:
+    """What `import torch, matplotlib.pyplot as plt` imports that the course offers (`torch`); [] where it
+    imports nothing offered, only offered modules, or is not such an import."""
     if not isinstance(node, ast.Import):
-        return None
+        return []
     kept = [a for a in node.names if is_offered(a.name.partition(".")[0], libraries)]
-    return ast.unparse(ast.Import(names=kept)) if kept and len(kept) < len(node.names) else None
+    return kept if len(kept) < len(node.names) else []
 
 
 def without_unoffered(source: str, number: int, libraries: frozenset[str], unbound: dict[str, str],
@@ -278,11 +283,10 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
                     unbound.pop(node.name, None)
             elif modules or used:
                 why = modules[0] if modules else unbound[used[0]]
-                part = _offered_part(node, libraries)
+                aliases = _offered_aliases(node, libraries)
+                part = ast.unparse(ast.Import(names=aliases)) if aliases else None
                 dropped.append((node, part, why, bool(modules)))
-                kept = {a.asname or a.name.partition(".")[0] for a in node.names
-                        if is_offered(a.name.partition(".")[0], libraries)} if part else set()
-                unbound.update(dict.fromkeys(_bound(node) - kept, why))
+                unbound.update(dict.fromkeys(_bound(node) - {_alias_name(a) for a in aliases}, why))
             else:
                 for name in _bound(node):
                     unbound.pop(name, None)

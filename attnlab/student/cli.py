@@ -93,9 +93,8 @@ def notebook_package(notebook: Path, run: Run) -> Path:
         raise UsageError(t("student.submit_no_notebook", run.lang, path=notebook))
     folder = Path(tempfile.mkdtemp(prefix="attnlab-notebook-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
     try:
-        code = as_package(notebook, folder / "notebook", answers, (*run.adapter.imports, *run.course.libraries))
+        code = as_package(notebook, folder / "notebook", _answers_files(run), run.offered)
     except NotebookError as problem:
         raise UsageError(t("student.submit_bad_notebook", run.lang, problem=problem.message)) from None
     print(t("student.notebook_read", run.lang, file=notebook.name, count=len(code.cells)))
@@ -103,6 +102,11 @@ def notebook_package(notebook: Path, run: Run) -> Path:
         print(f"  {note.text(run.lang)}")
     NOTEBOOKS[folder / "notebook"] = notebook
     return folder / "notebook"
+
+
+def _answers_files(run: Run) -> frozenset[str]:
+    """The quizzes' answers files: a notebook's `%%writefile` of one is data, never run."""
+    return frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
 
 
 def _row(width: int, name: str, status: str, checks: str, points: str) -> str:
@@ -134,7 +138,7 @@ def cmd_status(opts, run: Run) -> int:
     impl = implementation(package, run)
     print(say("status_title", lang, package=NOTEBOOKS.get(package, package)))
     try:
-        load_package(package, (*run.adapter.imports, *course.libraries))
+        load_package(package, run.offered)
     except SubmissionError as problem:
         print(say("import_failed", lang, problem=problem.text(lang)))
     columns = ("col_exercise", "col_status", "col_checks", "col_points")
@@ -205,9 +209,8 @@ def cmd_submit(opts, run: Run) -> int:
         if not student:
             raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
         print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
-        answers = frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
         made = build_notebook_submission(notebook, out_dir=Path(opts.output or "."), student=student,
-                                         data_files=answers, libraries=(*run.adapter.imports, *run.course.libraries))
+                                         data_files=_answers_files(run), libraries=run.offered)
         for note in made.notes:  # what grading will not run: seen before handing in, not after
             print(note.text(lang))
         print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))

@@ -87,7 +87,6 @@ class MindsporeAdapter(Adapter):
         chosen, the device and the mode (PyNative) stay: set_context ignores device_target, device_id and mode
         and passes every other setting on, and set_device does nothing, in grading and in `attnlab check`
         alike (so a student on an Ascend machine sees what grading will do)."""
-
         original = getattr(ms.set_context, "attnlab_original", ms.set_context)
 
         def set_context(**kwargs):

@@ -106,14 +106,12 @@ def fingerprint(submission: Submission) -> str | None:
         if source.is_dir() and not source.is_symlink():
             for where, path, _ in taken_files(source, submission.members):
                 digest.update(f"{where}\0".encode())
-                with path.open("rb") as f:
-                    digest.update(hashlib.file_digest(f, "sha256").digest())
+                digest.update(_sha256(path))
         elif source.is_file() and submission.members:
             for info in class_zip(source).entries(submission.members):
                 digest.update(f"{info.filename}\0{info.file_size}\0{info.CRC}\0".encode())
         elif source.is_file():
-            with source.open("rb") as f:
-                digest.update(hashlib.file_digest(f, "sha256").digest())
+            digest.update(_sha256(source))
         else:
             return None
     except (BadSubmission, OSError, zipfile.BadZipFile, EOFError, RuntimeError, ValueError):
@@ -153,22 +151,23 @@ def _pristine(folder: Path, markers: frozenset[str]) -> bool:
     """Whether every exercise module in `folder` is, byte for byte, one of the templates' (any framework's):
     the handout ships the stubs as student_template/, so a student who hands in the whole handout folder hands
     them in beside their own package, and the two made the upload "two candidate packages", not graded."""
-    present = [folder / m for m in markers if (folder / m).is_file()]
-    return bool(present) and all(_digest(f) in _template_digests() for f in present)
+    try:
+        present = [_sha256(folder / m) for m in markers if (folder / m).is_file()]
+    except OSError:
+        return False
+    return bool(present) and all(d in _template_digests() for d in present)
 
 
 @functools.cache
-def _template_digests() -> frozenset[str]:
-    return frozenset(_digest(f) for f in paths.TEMPLATE_DIR.rglob("*") if f.is_file()) \
+def _template_digests() -> frozenset[bytes]:
+    return frozenset(_sha256(f) for f in paths.TEMPLATE_DIR.rglob("*") if f.is_file()) \
         if paths.TEMPLATE_DIR.is_dir() else frozenset()
 
 
-def _digest(path: Path) -> str:
-    try:
-        with path.open("rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return ""
+def _sha256(path: Path) -> bytes:
+    """The file's SHA-256 (raises OSError)."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").digest()
 
 
 def _inside(folder: str, outer: str) -> bool:

@@ -176,8 +176,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
             # copy inside is the judge's alone (prepare)
             work_dir.chmod(0o711)
             try:
-                package = prepare(submission, work_dir, package_markers(course),
-                                  (*opts.run.adapter.imports, *course.libraries))
+                package = prepare(submission, work_dir, package_markers(course), opts.run.offered)
                 exercises = exercise_results(package, submission.name, opts, work_dir, progress)
             except BadSubmission as problem:
                 not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
