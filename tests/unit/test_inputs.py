@@ -40,3 +40,35 @@ def test_derived_arguments_are_computed_from_the_drawn_ones():
         assert torch.equal(args["O"], (torch.softmax(s, -1) @ v).half())
         assert torch.equal(args["L"], torch.logsumexp(s, -1).float())
     assert not torch.equal(build_args(case)["O"], build_args(case, fresh_seed=7)["O"])
+
+
+def test_changed_names_exactly_the_arguments_whose_bytes_a_call_changed():
+    """NaN rewritten as the same NaN is no change, -0.0 over 0.0 is one; every dtype and layout, compared
+    as the fast integer view and as raw bytes (the fallback) alike."""
+    from attnlab.core.inputs import changed, raw_bytes, same_bytes, snapshot
+
+    base = torch.tensor([[0.0, float("nan"), 1.5], [2.0, -3.0, 4.0]])
+    cases = {
+        "float32": base.clone(), "bfloat16": base.to(torch.bfloat16), "float16": base.half(),
+        "float64": base.double(), "int64": torch.arange(6).reshape(2, 3), "bool": torch.eye(2, 3, dtype=torch.bool),
+        "0-dim": torch.tensor(1.0), "empty": torch.empty(0, 3), "transposed": base.t(),
+        "complex64": torch.complex(base, base), "complex128": torch.complex(base.double(), base.double()),
+        "conjugated": torch.complex(base, base).conj(),
+    }
+    args = {**cases, "k": 3}
+    before = snapshot(args)
+    assert changed(args, before) == []
+    with torch.no_grad():
+        args["float32"][0, 1] = float("nan")  # the same NaN again: no byte changed
+        args["float64"][0, 0] = -0.0
+        args["bool"][1, 2] = True
+        args["transposed"][2, 1] = 5.0  # a view: base changes too, and was not an argument
+    assert changed(args, before) == ["float64", "bool", "transposed"]
+    for name, t in cases.items():
+        other = t.clone().contiguous()
+        if other.numel():
+            flat = other.view(-1)
+            flat[-1] = ~flat[-1] if t.dtype == torch.bool else flat[-1] + 1
+        assert same_bytes(t, t.clone()) and same_bytes(t, t.clone()) == (raw_bytes(t) == raw_bytes(t.clone()))
+        assert same_bytes(t, other) == (raw_bytes(t) == raw_bytes(other)) == (other.numel() == 0), name
+    assert not same_bytes(base, base.double()) and not same_bytes(base, base.reshape(3, 2))
