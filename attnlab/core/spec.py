@@ -269,6 +269,12 @@ class Course:
     # graded, not handed out, not in total_points; results and summaries list them as not applicable
     not_applicable: tuple[ExerciseSpec, ...] = ()
 
+    @property
+    def package_markers(self) -> frozenset[str]:
+        """The files that make a directory the student's package, with or without __init__.py beside them:
+        the exercises' modules and the quizzes' answers files."""
+        return frozenset(e.answers_file if isinstance(e, QuizSpec) else f"{e.module}.py" for e in self.exercises)
+
     def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
         for ex in self.exercises:
             if ex.id == exercise_id:

@@ -61,11 +61,11 @@ def ini_package(root: Path) -> str | None:
     return tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {}).get("attnlab_impl")
 
 
-def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT, run: Run | None = None) -> Path:
+def resolve_package(impl: str | None, *, lang: str, run: Run, root: Path = paths.ROOT) -> Path:
     """The package directory under test (see the module docstring for the order); a notebook (`--impl
-    hw.ipynb`, with `run`) is read as grading reads it (notebook_package)."""
+    hw.ipynb`) is read as grading reads it (notebook_package)."""
     given = impl or os.environ.get("ATTNLAB_IMPL")
-    if given and run is not None and given.lower().endswith(".ipynb"):
+    if given and given.lower().endswith(".ipynb"):
         return notebook_package(Path(given).expanduser().resolve(), run)
     if given:
         path = Path(given).expanduser().resolve()
@@ -75,8 +75,10 @@ def resolve_package(impl: str | None, *, lang: str, root: Path = paths.ROOT, run
         path = root / DEFAULT_PACKAGE
     else:
         raise UsageError(say("no_package", lang, root=root))
-    if not (path / "__init__.py").is_file():
-        raise UsageError(say("not_a_package", lang, path=path))
+    markers = run.course.package_markers
+    # modules without __init__.py are a package too, as grade.py takes them (uploads of files one by one)
+    if not (path / "__init__.py").is_file() and not any((path / name).is_file() for name in markers):
+        raise UsageError(say("not_a_package", lang, path=path, files=", ".join(sorted(markers))))
     return path
 
 
@@ -215,7 +217,7 @@ def cmd_submit(opts, run: Run) -> int:
             print(note.text(lang))
         print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))
         return 0
-    package = resolve_package(opts.impl, lang=lang)
+    package = resolve_package(opts.impl, lang=lang, run=run)
     student, source = (slug(opts.name), "option") if opts.name is not None else default_name(package)
     if not student:
         raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))

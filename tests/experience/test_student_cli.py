@@ -1,6 +1,7 @@
 """`attnlab` in the repository: status, check (with diagnosis), hint, viz, submit, languages, and which
 package it checks."""
 
+import functools
 import hashlib
 import json
 import re
@@ -19,8 +20,8 @@ import pytest
 from attnlab.core import config, frameworks, paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.submissions import MAX_ENTRIES, MAX_TOTAL_BYTES
-from attnlab.student import submit
-from attnlab.student.cli import UsageError, main, resolve_package
+from attnlab.student import cli, submit
+from attnlab.student.cli import UsageError, main
 
 
 def _visible_checks(exercise_id: str) -> int:
@@ -94,11 +95,32 @@ def test_usage_errors_name_what_is_wrong(capsys, tmp_path):
     code, _, err = run(capsys, "check", "quiz", "--lang", "en")
     assert code == 2 and "quiz.yaml" in err
     code, _, err = run(capsys, "status", "--impl", str(tmp_path), "--lang", "en")
-    assert code == 2 and "no __init__.py" in err and str(tmp_path) in err
+    assert code == 2 and "no __init__.py" in err and "softmax.py" in err and str(tmp_path) in err
+
+
+def test_modules_without_init_are_checked_and_submitted_as_grading_takes_them(capsys, tmp_path, monkeypatch):
+    """grade.py grades exercise modules uploaded without __init__.py (an empty one added): status, check and
+    submit take the same folder, with the same verdict, instead of refusing it."""
+    package = package_with_softmax(tmp_path, name="loose")
+    (package / "__init__.py").unlink()
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    assert code == 0 and "passed" in out
+    code, out, _ = run(capsys, "status", "--impl", str(package), "--lang", "en")
+    assert code == 0 and re.search(rf"softmax\s+passed\s+{SOFTMAX_VISIBLE}/{SOFTMAX_VISIBLE}", out)
+    assert re.search(r"self_attention\s+not implemented", out)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "li")
+    with zipfile.ZipFile(tmp_path / "li-submission.zip") as zf:
+        assert code == 0 and "loose/softmax.py" in zf.namelist() and "loose/__init__.py" not in zf.namelist()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "softmax.txt").write_text("not code")
+    code, _, err = run(capsys, "status", "--impl", str(tmp_path / "notes"), "--lang", "en")
+    assert code == 2 and "no __init__.py and none of the exercises' files" in err
 
 
 def test_which_package_flag_then_env_then_ini_then_default(tmp_path, monkeypatch):
     monkeypatch.delenv("ATTNLAB_IMPL", raising=False)
+    resolve_package = functools.partial(cli.resolve_package, run=config.resolve())
     for name in ("flag", "env", "ini", "attention"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text("")

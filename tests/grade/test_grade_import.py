@@ -52,5 +52,5 @@ def test_sleep_at_import_is_a_time_limit(make_submission, remote, leftovers):
 def test_a_package_without_init_is_named(make_submission, remote):
     package, _ = make_submission({})
     (package / "__init__.py").unlink()
-    with pytest.raises(SubmissionError, match="has no __init__.py"):
+    with pytest.raises(SubmissionError, match="has neither __init__.py nor any .py file"):
         call(remote(package))

@@ -107,7 +107,7 @@ def test_chinese_feedback_from_lang_option(run):
 def test_missing_package_is_a_clear_error_per_test(run):
     result = run("--impl", "no/such/dir", "-m", "softmax")
     assert result.ret == 1
-    assert "is not a package: it has no __init__.py" in result.stdout.str()
+    assert "is not a package: it has neither __init__.py nor any .py file" in result.stdout.str()
 
 
 def test_attack_data_is_never_collected(pytester):

@@ -21,8 +21,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kernel_out_of_bounds": {
         "en": "{exercise}: out-of-bounds access: mask your loads and stores ({detail})",
         "zh": "{exercise}：越界访问：请给 load 和 store 加掩码（{detail}）"},
-    "not_a_package": {"en": "{path} is not a package: it has no __init__.py (copy student_template/)",
-                      "zh": "{path} 不是一个包：其中没有 __init__.py（请复制 student_template/）"},
+    "not_a_package": {"en": "{path} is not a package: it has neither __init__.py nor any .py file (copy "
+                            "student_template/)",
+                      "zh": "{path} 不是一个包：其中既没有 __init__.py，也没有任何 .py 文件（请复制 student_template/）"},
     "import_failed": {"en": "importing {what} failed: {problem}", "zh": "导入 {what} 失败：{problem}"},
     "import_package_failed": {"en": "your package does not import: {problem}", "zh": "你的包无法导入：{problem}"},
     "hint_import": {"en": "no check can run until your code imports: fix this error first, at the file and line shown",

@@ -39,8 +39,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "找不到要检查的包：请使用 --impl PATH，设置 ATTNLAB_IMPL，或在 {root}/pyproject.toml 的 "
               "[tool.pytest.ini_options] 中设置 attnlab_impl"},
     "cli.not_a_package": {
-        "en": "{path} is not a package directory (no __init__.py); check --impl / ATTNLAB_IMPL / attnlab_impl",
-        "zh": "{path} 不是包目录（没有 __init__.py）；请检查 --impl / ATTNLAB_IMPL / attnlab_impl"},
+        "en": "{path} is not a package directory: it has no __init__.py and none of the exercises' files "
+              "({files}); check --impl / ATTNLAB_IMPL / attnlab_impl",
+        "zh": "{path} 不是包目录：其中没有 __init__.py，也没有任何练习文件（{files}）；"
+              "请检查 --impl / ATTNLAB_IMPL / attnlab_impl"},
     "cli.viz_written": {"en": "wrote {path}", "zh": "已写入 {path}"},
     "cli.viz_unsupported": {"en": "no picture for {id}: attnlab viz supports {supported}",
                             "zh": "{id} 没有可视化：attnlab viz 支持 {supported}"},

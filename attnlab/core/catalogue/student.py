@@ -21,8 +21,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "zh": "来自本仓库 git 配置中的 user.email"},
     "student.name_from_login": {"en": "your login name", "zh": "你的登录名"},
     "student.submit_malformed": {"en": "warning: {problem}", "zh": "警告：{problem}"},
-    "student.submit_no_package": {"en": "{path} is not your package: it has no __init__.py",
-                                  "zh": "{path} 不是你的包：其中没有 __init__.py"},
+    "student.submit_no_package": {"en": "{path} is not your package: it has no .py file",
+                                  "zh": "{path} 不是你的包：其中没有任何 .py 文件"},
     "student.submit_too_many": {"en": "{path} has {count} files; an upload may hold at most {limit}",
                                 "zh": "{path} 中有 {count} 个文件；上传最多只能包含 {limit} 个"},
     "student.submit_too_big": {

@@ -120,8 +120,8 @@ def fingerprint(submission: Submission) -> str | None:
 
 
 def package_markers(course: Course) -> frozenset[str]:
-    """The files that make a directory the student's package when __init__.py sits beside them."""
-    return frozenset(f"{e.module}.py" if not isinstance(e, QuizSpec) else e.answers_file for e in course.exercises)
+    """The files that make a directory the student's package (Course.package_markers)."""
+    return course.package_markers
 
 
 def _shown(paths: list[str]) -> str:
