@@ -17,7 +17,7 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.i18n import Message, default_lang
-from attnlab.core.spec import Course, QuizSpec
+from attnlab.core.spec import Course
 from attnlab.grade.batch import notebooks
 from attnlab.grade.batch.unpack import (
     MAX_ENTRIES,
