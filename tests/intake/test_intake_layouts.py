@@ -263,7 +263,9 @@ def test_exercise_modules_without_init_are_the_package_and_what_was_found_is_nam
     nested = write_tree(tmp_path / "nested", {"hw/softmax.py": b"x = 1\n"})
     assert package_of(Submission("n", nested), tmp_path).name == "hw"
     two = write_tree(tmp_path / "two", {"hw/softmax.py": b"x = 1\n", "old/softmax.py": b"x = 0\n"})
-    assert "hw holds the exercise modules but no __init__.py" in problem(Submission("t", two), tmp_path)
+    assert "several folders hold exercise modules (hw/, old/)" in problem(Submission("t", two), tmp_path)
+    top = write_tree(tmp_path / "top", {"softmax.py": b"x = 1\n", "backup/softmax.py": b"x = 0\n"})
+    assert "several folders hold exercise modules (./, backup/)" in problem(Submission("u", top), tmp_path)
     other = write_tree(tmp_path / "other", {"report.pdf": b"%PDF", "code/main.py": b""})
     assert "no package found" in (text := problem(Submission("o", other), tmp_path))
     assert "found: code/main.py, report.pdf" in text

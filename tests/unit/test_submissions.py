@@ -52,7 +52,7 @@ def test_missing_empty_and_not_a_package(tmp_path):
     assert (package / "__init__.py").read_text() == "" and (package / "attention.py").is_file()
     (tmp_path / "flat" / "loose").mkdir()  # two such folders: named, never guessed between
     (tmp_path / "flat" / "loose" / "softmax.py").write_text("x = 3\n")
-    assert "holds the exercise modules but no __init__.py" in prepare_err(tmp_path, tmp_path / "flat")
+    assert "several folders hold exercise modules (./, loose/)" in prepare_err(tmp_path, tmp_path / "flat")
 
 
 def test_symlink_in_directory_is_refused(tmp_path):

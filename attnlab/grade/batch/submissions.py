@@ -194,8 +194,8 @@ def locate(root: Path, markers: frozenset[str], listed: list[str] | None = None)
         return root
     if len(near) == 1:  # the modules without __init__.py (uploaded one by one): prepare adds the marker
         return root if near[0] == "." else root / near[0]
-    if near:
-        raise BadSubmission("intake.no_init", folder=near[0]) if near[0] != "." else BadSubmission("intake.no_init_top")
+    if near:  # which of several is the package is not ours to guess: each is named
+        raise BadSubmission("intake.several_folders", found=_shown([f"{d}/" for d in near]))
     seen = sorted(listed if listed is not None else (rel for rel, _ in walk_files(root)))
     if not seen:
         raise BadSubmission("upload.empty")
