@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
-from attnlab.core import devices, paths
+from attnlab.core import devices, leading_dims, paths
 from attnlab.core.checks import Context, hint_line, run_cases, run_property
 from attnlab.core.explain import earned_checks, score_explanation
 from attnlab.core.i18n import t
@@ -65,6 +65,7 @@ def run_checks(ctx: Context, *, visible_only: bool = False) -> list[CheckResult]
         status = stopped()
         result = CheckResult(case.name, False, status, "") if status else next(case_results)
         results.append(replace(result, visible=case.visible))
+    results = leading_dims.with_hints(ctx.signature, cases, results, ctx.lang)
     for prop in ctx.exercise.properties:
         if prop.visible or not visible_only:
             status = stopped()

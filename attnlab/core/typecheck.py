@@ -36,11 +36,11 @@ MAX_PASSED = 65536
 _SCALARS = (bool, int, float, str, type(None))
 
 
-def _tensor_hints(hint: Any) -> list[Any]:
+def tensor_hints(hint: Any) -> list[Any]:
     """The jaxtyping array types inside a hint (unwrapping `X | None` and unions)."""
     if hasattr(hint, "dim_str"):
         return [hint]
-    return [h for arg in get_args(hint) for h in _tensor_hints(arg)]
+    return [h for arg in get_args(hint) for h in tensor_hints(arg)]
 
 
 _SKIP = object()
@@ -91,7 +91,7 @@ def bind_dims(hints: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     dims: dict[str, Any] = {}
     for name, value in args.items():
         shape = getattr(value, "shape", None)
-        for hint in _tensor_hints(hints.get(name)):
+        for hint in tensor_hints(hints.get(name)):
             if shape is None:
                 continue
             names = hint.dim_str.split()
@@ -163,7 +163,7 @@ def _int_dim_differs(returns: Any, args: dict[str, Any], output: Any) -> bool:
     matched, so the dims line up with its names: before a variadic part from the left, after it from the right)."""
     ints = _int_dims(args)
     outputs = output if isinstance(output, tuple) else (output,)
-    for hint, tensor in zip(_tensor_hints(returns), outputs):
+    for hint, tensor in zip(tensor_hints(returns), outputs):
         names = hint.dim_str.split()
         variadic = next((i for i, n in enumerate(names) if n.startswith(("*", "...", "#*"))), None)
         for i, dim in enumerate(names):
@@ -187,7 +187,7 @@ def _leading_dims(hints: dict[str, Any], args: dict[str, Any]) -> tuple[int, ...
     found = []
     for name, value in args.items():
         if isinstance(value, Tensor):
-            found += [lead for hint in _tensor_hints(hints.get(name))[:1]
+            found += [lead for hint in tensor_hints(hints.get(name))[:1]
                       if (lead := _leading(hint, tuple(value.shape))) is not None]
     return _broadcast(found) if found else None
 
@@ -208,7 +208,7 @@ def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
 
 def _leading_dims_differ(returns: Any, output: Any, leading: tuple[int, ...]) -> bool:
     outputs = output if isinstance(output, tuple) else (output,)
-    for hint, tensor in zip(_tensor_hints(returns), outputs):
+    for hint, tensor in zip(tensor_hints(returns), outputs):
         lead = _leading(hint, tuple(tensor.shape))
         if lead is not None and lead != leading:
             return True
@@ -219,9 +219,9 @@ def _shape_error(hints: dict[str, Any], args: dict[str, Any], output: Any, name:
                  extra: dict[str, Any] | None = None) -> ShapeError:
     returns = hints["return"]
     joiner = ", " if getattr(returns, "__origin__", None) is tuple else " | "
-    expected = joiner.join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in _tensor_hints(returns))
+    expected = joiner.join(f"{h.__name__.split('[')[0]} ({h.dim_str})" for h in tensor_hints(returns))
     dims = {**bind_dims(hints, args), **_int_dims(args), **(extra or {})}
-    named = {n for h in _tensor_hints(returns) for n in re.findall(r"[A-Za-z_]\w*|\.\.\.", h.dim_str)}
+    named = {n for h in tensor_hints(returns) for n in re.findall(r"[A-Za-z_]\w*|\.\.\.", h.dim_str)}
     known = ", ".join(f"{k}={v}" for k, v in dims.items() if k in named)
     if isinstance(output, tuple):  # several outputs: each one's dtype and shape
         got = "(" + ", ".join(_described(o) for o in output) + ")"

@@ -217,3 +217,52 @@ def test_a_size_no_argument_fixes_is_compared_not_crashed_on(tmp_path):
         "    return torch.ones(seq_len + 1, seq_len + 1, dtype=torch.bool).tril()\n"))
     assert result.status == "failed"
     assert "returned bool (57, 57), expected Bool (seq_len seq_len) with seq_len=56" in result.message, result.message
+
+
+NOTES_3D = '''
+class MultiHeadAttentionWrapper(torch.nn.Module):  # the course notes' modules, written for (batch, seq, d) only
+    def __init__(self, d_in, d_out, num_heads):
+        super().__init__()
+        self.heads = torch.nn.ModuleList([torch.nn.ModuleDict({n: torch.nn.Linear(d_in, d_out, bias=False)
+                                                               for n in "qkv"}) for _ in range(num_heads)])
+
+    def forward(self, x):
+        outs = []
+        for head in self.heads:
+            b, num_tokens, d_in = x.shape
+            q, k, v = head["q"](x), head["k"](x), head["v"](x)
+            scores = q @ k.transpose(1, 2)
+            scores = scores.masked_fill(torch.ones(num_tokens, num_tokens).triu(1).bool(), -torch.inf)
+            outs.append(torch.softmax(scores / k.shape[-1] ** 0.5, dim=-1) @ v)
+        return torch.cat(outs, dim=-1)
+
+
+def run_multihead_attention_wrapper(d_in, d_out, num_heads, q_proj_weights, k_proj_weights, v_proj_weights,
+                                    in_features):
+    mha = MultiHeadAttentionWrapper(d_in, d_out, num_heads).to(in_features.dtype)
+    with torch.no_grad():
+        for h, head in enumerate(mha.heads):
+            for name, w in zip("qkv", (q_proj_weights, k_proj_weights, v_proj_weights)):
+                head[name].weight.copy_(w[h])
+    return mha(in_features)
+'''
+
+
+def test_code_for_3d_input_alone_is_told_to_count_dimensions_from_the_end(tmp_path):
+    """The notes' modules unpack `b, n, d = x.shape`: they pass the cases with one leading dimension and
+    raise on those with none or two, where "not enough values to unpack" alone does not say why."""
+    exercise = COURSE.get("multihead_attention_wrapper")
+    for lang, words in (("en", "raised on has 0, 2 leading dimension(s)"), ("zh", "报错的输入都有 0, 2 个前导维")):
+        result = grade_exercise(make_context(exercise, impl_from(tmp_path, NOTES_3D), lang=lang))
+        raised = [c for c in result.checks if c.status == "error"]
+        assert {c.name for c in raised} == {"no_batch_long", "two_leading_dims_float64"}
+        assert all(words in c.hint for c in raised) and result.feedback.count(words) == 1
+        assert "values to unpack" in result.feedback and not any(c.hint for c in result.checks if c.passed)
+    # raising for another reason on every input, or on one with a leading dimension too: no such hint
+    for raises, passed in (("True", 0), ("x.dtype == torch.bfloat16", 2)):
+        source = NOTES_3D.replace("            b, num_tokens, d_in = x.shape",
+                                  f"            if {raises}:\n                raise ValueError('no')\n"
+                                  "            b, num_tokens, d_in = x.shape")
+        result = grade_exercise(make_context(exercise, impl_from(tmp_path, source)))
+        assert "ValueError: no" in result.feedback and "leading dimension" not in result.feedback
+        assert sum(c.passed for c in result.checks if c.kind == "case") == passed

@@ -16,6 +16,16 @@ MESSAGES: dict[str, dict[str, str]] = {
               "zh": "返回的 dtype 为 {got}，应为 {expected}（必须保持输入的 dtype）"},
     "device": {"en": "returned a tensor on {got}, expected {expected} (same device as the input)",
                "zh": "返回张量位于 {got}，应位于 {expected}（与输入相同的设备）"},
+    "hint_leading_dims": {
+        "en": "every input your function raised on has {counts} leading dimension(s) before (…, seq, d), and every "
+              "one it ran on has {works}. The stub takes any number (none, as in (seq, d), or several, as in "
+              "(batch, heads, seq, d)): if your code is written for (batch, seq, d) alone, count dimensions from "
+              "the end (shape[-2], swapping the last two axes, concatenating on axis -1) instead of unpacking "
+              "`b, n, d = x.shape` or swapping axes 1 and 2",
+        "zh": "你的函数报错的输入都有 {counts} 个前导维（…, seq, d 之前），能运行的输入都有 {works} 个。桩函数接受任意多个"
+              "前导维（可以没有，如 (seq, d)；也可以有多个，如 (batch, heads, seq, d)）：如果你的代码只为 (batch, seq, d) "
+              "编写，请从末尾数维度（shape[-2]、交换最后两个轴、在 axis -1 上拼接），不要用 `b, n, d = x.shape` 解包或交换"
+              "第 1、2 轴"},
     "modified": {"en": "your function modified its input(s) {names} in place; work on new tensors instead",
                  "zh": "你的函数原地修改了输入 {names}；请在新张量上计算"},
     "not_run_device": {"en": "{exercise}: not run on {device}: this machine has no such device",
