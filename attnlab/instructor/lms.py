@@ -4,7 +4,8 @@ grading worksheet, from a grading output.
     python -m attnlab.instructor.lms canvas GRADING_DIR --assignment "Attention lab" [--assignment-id 4242]
     python -m attnlab.instructor.lms moodle GRADING_DIR [--id participant]                 (grading worksheet)
     python -m attnlab.instructor.lms moodle GRADING_DIR --item "Attention lab" --id email|idnumber|username
-    (all: [--roster FILE] [--out FILE], default GRADING_DIR/canvas-grades.csv or moodle-grades.csv)
+    python -m attnlab.instructor.lms blackboard GRADING_DIR --column "Attention lab" [--column-id 123456]
+    (all: [--roster FILE] [--out FILE], default GRADING_DIR/<kind>-grades.csv)
 
 One row per person: each submitter of a submission (a Gradescope group gets a row each); a folder per
 student is one person, named as the folder is. The score is the result's total, rounded to 2 decimals as
@@ -33,6 +34,13 @@ Otherwise the gradebook's CSV import (grade/import/csv/classes/load_data.php): o
 one column to a user field ("Identify user by": email address, ID number or username) and the grade
 column to a grade item. A row whose identifier matches no user aborts the whole import, so an identifier
 is never guessed: a username is written only when a roster lists it.
+
+Blackboard Learn, as its Grade Center reads an upload (Work Offline → Upload, comma-delimited, "Blackboard
+Learn Help: Upload or download grade columns"): a header row, every cell in quotes; students matched by
+Username; a grade column whose header ends in "|<column id>" (as the Grade Center's own download writes it:
+"Attention lab [Total Pts: 100 Score] |123456") goes into that column, any other header makes a new text
+column. Written: the username a Blackboard download names each student by, else the roster's Username
+column (the Grade Center's download).
 """
 
 import argparse
@@ -54,6 +62,7 @@ MOODLE_KEYS = {"email": "email", "idnumber": "sid", "username": "username", "par
 WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Grade", "Maximum Grade", "Last modified (grade)")
 PARTICIPANT = "Participant "  # Moodle's "hiddenuser" string, before the participant id in Identifier
 PERSON_KEYS = ("name", "email", "sid", "user_id", "participant_id")
+BLACKBOARD_USERNAME = "Username"
 
 
 @dataclass
@@ -144,6 +153,23 @@ def moodle_worksheet(persons: list[Person]) -> tuple[str, int, list[str]]:
     return _csv(list(WORKSHEET_COLUMNS), rows), len(rows), left_out
 
 
+def blackboard_csv(persons: list[Person], *, column: str, column_id: str | None) -> tuple[str, int, list[str]]:
+    """(the CSV text, the number of rows, the submissions left out for want of a username)."""
+    max_score = max((float(p.result["max_score"]) for p in persons), default=0.0)
+    header = f"{column} [Total Pts: {points(max_score)} Score] |{column_id}" if column_id else column
+    rows = sorted([username(p), p.grade] for p in persons if username(p))
+    left_out = sorted({p.result["submission"] for p in persons if not username(p)})
+    buffer = io.StringIO()
+    csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[BLACKBOARD_USERNAME, header], *rows])
+    return buffer.getvalue(), len(rows), left_out
+
+
+def username(person: Person) -> str:
+    """The person's Blackboard username: the one its download gave (the LMS's user id there), else a roster's."""
+    from_export = person.fields["user_id"] if (person.result.get("origin") or {}).get("layout") == "blackboard" else ""
+    return from_export or person.fields.get("username", "")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.lms", description=__doc__.split("\n")[0])
     kinds = parser.add_subparsers(dest="kind", required=True)
@@ -155,7 +181,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     moodle.add_argument("--id", dest="id_field", choices=sorted(MOODLE_ID_COLUMNS), default=None,
                         help="the field rows are matched on: participant (the assignment's grading worksheet; "
                              "the default for a Moodle download), else email; username only from --roster")
-    for sub in (canvas, moodle):
+    blackboard = kinds.add_parser("blackboard", help="Blackboard Grade Center upload CSV")
+    blackboard.add_argument("--column", required=True, help="the grade column's name in the Grade Center")
+    blackboard.add_argument("--column-id", help="its column id (the number after '|' in the Grade Center's own "
+                                                "download); without it Blackboard makes a new text column")
+    for sub in (canvas, moodle, blackboard):
         sub.add_argument("results_dir", type=Path, help="grade.py's --out directory")
         sub.add_argument("--roster", type=Path, default=None,
                          help="the LMS's class list (Canvas gradebook export; Moodle grades export, participants "
@@ -170,6 +200,8 @@ def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, 
     if opts.kind == "canvas":
         text, count, left_out = canvas_csv(persons, assignment=opts.assignment, assignment_id=opts.assignment_id)
         return text, count, left_out, "Canvas ID, SIS User ID or SIS Login ID"
+    if opts.kind == "blackboard":
+        return (*blackboard_csv(persons, column=opts.column, column_id=opts.column_id), "Blackboard username")
     id_field = opts.id_field or ("participant" if any(p.fields["participant_id"] for p in persons) else "email")
     if id_field == "participant":
         return (*moodle_worksheet(persons), "Moodle participant id")

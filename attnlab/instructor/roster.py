@@ -4,8 +4,9 @@
 Read: Canvas's gradebook export (Grades → Export → CSV: Student as "Last, First", ID, SIS User ID, SIS
 Login ID, Section, then a "Points Possible" row), Moodle's grades export (Export → Plain text: First name,
 Last name, ID number, Email address, ...), its participants download (First name, Last name, Email
-address, ...) and an assignment's grading worksheet (Identifier "Participant 4711", Full name, Email
-address, ...). Columns are found by their header, in any order; others are ignored.
+address, ...), an assignment's grading worksheet (Identifier "Participant 4711", Full name, Email
+address, ...) and Blackboard's Grade Center download (Last Name, First Name, Username, Student ID, ...).
+Columns are found by their header, in any order; others are ignored.
 
 A person is matched to one roster row by, in order: an id both carry (Canvas user id, Moodle participant
 id, student id, email or login), else their name as the export wrote it (case, spacing and the order of
@@ -25,7 +26,7 @@ COLUMNS = {  # roster field -> the headers (case-folded) that hold it
     "first": ("first name", "firstname"),
     "last": ("last name", "surname", "lastname"),
     "user_id": ("id",),
-    "sid": ("sis user id", "id number", "idnumber"),
+    "sid": ("sis user id", "id number", "idnumber", "student id"),
     "login": ("sis login id",),
     "email": ("email address", "email"),
     "username": ("username",),
@@ -88,10 +89,13 @@ def _entry(row: list[str], number: int, columns: dict[str, int]) -> Entry | None
 def read_roster(path: Path) -> list[Entry]:
     """The people of a roster file; raises RosterError."""
     try:
-        text = path.read_bytes()[:MAX_ROSTER_BYTES].decode("utf-8-sig")
+        raw = path.read_bytes()[:MAX_ROSTER_BYTES]
+        # Blackboard's Grade Center download is UTF-16 and tab-delimited (its ".xls"); the others UTF-8 CSV
+        text = raw.decode("utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise RosterError(f"cannot read the roster {path}: {exc}") from None
-    rows = list(csv.reader(text.splitlines()))
+    lines = text.splitlines()
+    rows = list(csv.reader(lines, dialect="excel-tab" if lines and "\t" in lines[0] else "excel"))
     if not rows:
         raise RosterError(f"the roster {path} is empty")
     columns = _columns(rows[0], path)

@@ -1,7 +1,7 @@
 """The LMS layouts of intake_layouts.py as fixtures, each built in its own tmp_path."""
 
 import pytest
-from intake_layouts import canvas_download, folders_class, gradescope_export, moodle_download
+from intake_layouts import blackboard_download, canvas_download, folders_class, gradescope_export, moodle_download
 
 
 @pytest.fixture(name="folders_class")
@@ -22,3 +22,8 @@ def canvas_download_fixture(tmp_path):
 @pytest.fixture(name="moodle_download")
 def moodle_download_fixture(tmp_path):
     return moodle_download(tmp_path)
+
+
+@pytest.fixture(name="blackboard_download")
+def blackboard_download_fixture(tmp_path):
+    return blackboard_download(tmp_path)

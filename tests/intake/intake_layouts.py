@@ -227,3 +227,53 @@ def moodle_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
         "Jun_Chen": Expected(error="found: onlinetext/onlinetext.html", people=[person("Jun Chen", "4714")]),
         "Wei_Zhang": Expected(error="found: notes.txt", people=[person("Wei Zhang", "4712")]),
     }
+
+
+def blackboard_receipt(name: str, user: str, uploads: dict[str, str], *, crlf: bool = False) -> bytes:
+    """The receipt Blackboard writes beside an attempt's files: the student, and each file's uploaded name."""
+    listed = "".join(f"\tOriginal filename: {original}\n\tFilename: {stored}\n" for stored, original in uploads.items())
+    text = (f"Name: {name} ({user})\nAssignment: Attention lab_2026\nDate Submitted: Friday, November 20, 2026 "
+            "10:30:06 AM CST\nCurrent Grade: Needs Grading\n\nSubmission Field:\n"
+            + ("There is no student submission text data for this assignment.\n" if uploads else "<p>see email</p>\n")
+            + "\nComments:\nThere are no student comments for this assignment.\n\nFiles:\n" + listed)
+    return (text.replace("\n", "\r\n") if crlf else text).encode()
+
+
+def blackboard_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """Blackboard Learn's gradebook zip, flat: <assignment>_<username>_attempt_<time>, a receipt (.txt) per
+    attempt and its files after it. An assignment name with a space and '_', a student with two attempts
+    (the later graded), a username holding '_' (told apart by the receipt), a receipt with Windows line
+    ends and the package's files uploaded one by one, a browser that sent the whole path, an attempt of text
+    alone, and a file Blackboard did not name."""
+    lab = "Attention lab_2026"
+    files: dict[str, bytes] = {}
+
+    def attempt(name, user, when, uploads: dict[str, bytes], originals=None, crlf=False):
+        prefix = f"{lab}_{user}_attempt_{when}"
+        stored = {f"{prefix}_{rel}": data for rel, data in uploads.items()}
+        files.update(stored)
+        named = dict(zip(stored, originals or uploads))
+        files[f"{prefix}.txt"] = blackboard_receipt(name, user, named, crlf=crlf)
+
+    attempt("Zhang Wei", "zhangwei", "2026-11-18-09-00-00",
+            {"attention-submission.zip": submitted(BUGGY, "a", tmp_path)})
+    attempt("Zhang Wei", "zhangwei", "2026-11-20-10-30-06",
+            {"attention-submission.zip": submitted(PARTIAL, "attention", tmp_path)})
+    attempt("Li Si", "li_si", "2026-11-19-22-15-40", {"lisi-submission.zip": submitted(REFERENCE, "lisi", tmp_path)},
+            originals=["C:\\Users\\lisi\\Desktop\\lisi-submission.zip"])
+    attempt("王芳", "wangfang", "2026-11-20-23-59-59", package_files(PARTIAL), crlf=True)
+    attempt("Zhao Lei", "zhaolei", "2026-11-21-08-00-00", {})
+    files["gradebook_notes.txt"] = b"downloaded 2026-11-22\n"
+    archive = write_zip(tmp_path / "gradebook_Attention_lab.zip", files)
+
+    def person(name, user):
+        return {"name": name, "user_id": user}
+
+    return archive, {
+        "zhangwei": Expected(score=PARTIAL_SCORE, people=[person("Zhang Wei", "zhangwei")],
+                             origin={"layout": "blackboard", "submission_id": "2026-11-20-10-30-06"}),
+        "li_si": Expected(score=100.0, origin={"layout": "blackboard"}, people=[person("Li Si", "li_si")]),
+        "wangfang": Expected(score=PARTIAL_SCORE, origin={"layout": "blackboard"}, people=[person("王芳", "wangfang")]),
+        "zhaolei": Expected(error="found: attempt_2026-11-21-08-00-00.txt", people=[person("Zhao Lei", "zhaolei")]),
+        "gradebook_notes.txt": Expected(error="found: gradebook_notes.txt", origin={"layout": "blackboard"}),
+    }

@@ -16,6 +16,7 @@ from intake_layouts import (
     PARTIAL,
     TEMPLATE,
     Expected,
+    blackboard_download,
     canvas_download,
     folders_class,
     gradescope_export,
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
 EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
 LAYOUTS = {"folders": folders_class, "gradescope": gradescope_export, "canvas": canvas_download,
-           "moodle": moodle_download}
+           "moodle": moodle_download, "blackboard": blackboard_download}
 SEED = "7"
 
 
@@ -224,6 +225,29 @@ def test_moodle_grade_files(graded, tmp_path):
         proc = lms_run("moodle", graded[layout][2], "--item", "Lab", *args, "--out", tmp_path / "no.csv")
         assert proc.returncode == 2 and "nothing written" in proc.stderr, proc.stderr  # never a row Moodle rejects
         assert not (tmp_path / "no.csv").exists()
+
+
+def test_blackboard_grade_upload(graded, tmp_path):
+    """Blackboard's Grade Center upload: Username and the grade column, every cell quoted; the usernames of a
+    Blackboard download, or of the Grade Center's own download (UTF-16, tab-delimited) for a folder class."""
+    out = tmp_path / "bb.csv"
+    proc = lms_run("blackboard", graded["blackboard"][2], "--column", "Attention lab", "--column-id", "123456",
+                   "--out", out)
+    assert proc.returncode == 1 and "gradebook_notes.txt" in proc.stderr, proc.stderr  # a file nobody handed in
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == '"Username","Attention lab [Total Pts: 100 Score] |123456"'
+    assert lines[1:] == ['"li_si","100"', '"wangfang","33"', '"zhangwei","33"', '"zhaolei",""']
+    roster = "\t".join(["Last Name", "First Name", "Username", "Student ID", "Attention lab |123456"]) + "\n" + "".join(
+        f"{last}\t{first}\t{user}\t{sid}\t\n" for last, first, user, sid in (
+            ("Lee", "Alice", "alice", "2026001"), ("Brown", "Bob", "bob", "2026002"), ("Cole", "Carol", "carol", ""),
+            ("Diaz", "Dave", "dave", ""), ("Eng", "Erin", "erin", ""), ("Fox", "Frank", "frank", ""),
+            ("Zhou", "Zoe", "zoe", "")))
+    (tmp_path / "gc.xls").write_bytes(roster.encode("utf-16"))  # the Grade Center's download, as Blackboard writes it
+    proc = lms_run("blackboard", graded["folders"][2], "--column", "Lab", "--roster", tmp_path / "gc.xls",
+                   "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    rows = dict(csv.reader(out.read_text(encoding="utf-8").splitlines()))
+    assert rows["Username"] == "Lab" and rows["frank"] == "100" and rows["zoe"] == "" and len(rows) == 8
 
 
 def test_a_class_zip_without_layout_is_refused_with_the_command(tmp_path):

@@ -43,9 +43,10 @@ def problem(sub: Submission, tmp_path: Path) -> str:
 
 
 def test_each_lms_layout_gives_one_submission_per_student(folders_class, gradescope_export, canvas_download,
-                                                          moodle_download):
+                                                          moodle_download, blackboard_download):
     for (path, expected), layout in ((folders_class, "folders"), (gradescope_export, "gradescope"),
-                                     (canvas_download, "canvas"), (moodle_download, "moodle")):
+                                     (canvas_download, "canvas"), (moodle_download, "moodle"),
+                                     (blackboard_download, "blackboard")):
         subs = found(path)  # no --layout: every one is recognised
         assert sorted(subs) == sorted(expected), layout
         assert {s.origin.layout for s in subs.values()} == {layout}
@@ -68,6 +69,28 @@ def test_moodle_participants_with_all_their_plugins(moodle_download, tmp_path):
     blind_subs = found(blind)
     assert sorted(blind_subs) == ["export-notes.txt", "participant_31", "participant_32"]
     assert blind_subs["participant_31"].origin.submitters == (Submitter(participant_id="31"),)
+
+
+def test_blackboard_students_latest_attempts_under_their_uploaded_names(blackboard_download, tmp_path):
+    subs = found(blackboard_download[0])
+    zhang = subs["zhangwei"]
+    assert zhang.origin.submission_id == "2026-11-20-10-30-06"  # the later of two attempts
+    assert zhang.members == (("Attention lab_2026_zhangwei_attempt_2026-11-20-10-30-06_attention-submission.zip",
+                              "attention-submission.zip"),)
+    assert (package_of(zhang, tmp_path) / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    assert subs["li_si"].origin.submitters == (Submitter(name="Li Si", user_id="li_si"),)  # not "si": the receipt
+    assert [dst for _, dst in subs["li_si"].members] == ["lisi-submission.zip"]  # the browser's path left off
+    wang = subs["wangfang"]
+    assert wang.origin.submitters == (Submitter(name="王芳", user_id="wangfang"),)  # a CRLF receipt
+    assert sorted(dst for _, dst in wang.members) == sorted(package_files(PARTIAL))
+    assert "no package found" in problem(subs["zhaolei"], tmp_path)  # text alone: the receipt is named
+    assert subs["gradebook_notes.txt"].origin.submitters == ()
+    # without receipts (not downloaded): the username is the prefix's last part, the files' names as stored
+    bare = write_zip(tmp_path / "bare.zip", {"HW 1_jsmith_attempt_2026-01-02-03-04-05_softmax.py": b"x = 1\n",
+                                             "HW 1_jsmith_attempt_2026-01-02-03-04-05_quiz.yaml": b"q: 1\n"})
+    [(name, sub)] = found(bare).items()
+    assert name == "jsmith" and sorted(dst for _, dst in sub.members) == ["quiz.yaml", "softmax.py"]
+    assert sub.origin.layout == Layout.BLACKBOARD and sub.origin.submitters == (Submitter(user_id="jsmith"),)
 
 
 def test_display_names_are_kept_and_file_safe_names_are_apart(tmp_path):

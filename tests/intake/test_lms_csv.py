@@ -1,4 +1,4 @@
-"""The Canvas and Moodle grade files, rosters, summary.csv's origin columns and Gradescope's results for a
+"""The Canvas, Moodle and Blackboard grade files, rosters, summary.csv's origin columns and Gradescope's results for a
 submission that could not be graded, from results as grade.py writes them (fast: no grading;
 test_intake_grading.py makes the same files from real gradings)."""
 
@@ -119,6 +119,23 @@ def test_a_moodle_grades_export_gives_emails(tmp_path):
     assert unmatched == []
     text, _, _ = lms.moodle_csv(found, item="Lab", id_field="idnumber")
     assert rows(text)[1:] == [["2023001", "100"], ["2023002", ""], ["2023009", "33"]]
+
+
+def test_blackboard_rows_by_username_every_cell_quoted(tmp_path):
+    """A Blackboard download's usernames (the LMS's user id there); any other layout's only from a roster: a
+    Canvas user id is no Blackboard username. The Grade Center's own download is UTF-16 and tab-delimited."""
+    bb = [result("li_si", 100.0, Origin(Layout.BLACKBOARD, "g.zip/x", (Submitter(name="Li Si", user_id="li_si"),))),
+          result("zhaolei", 0.0, Origin(Layout.BLACKBOARD, "g.zip/y", (Submitter(user_id="zhaolei"),)), "no package")]
+    text, count, left_out = lms.blackboard_csv(persons(bb + RESULTS), column="Lab 1", column_id="77")
+    assert text.splitlines() == ['"Username","Lab 1 [Total Pts: 100 Score] |77"', '"li_si","100"', '"zhaolei",""']
+    assert count == 2 and left_out == ["alice", "fang-4", "lisi", "ming"]
+    assert rows(lms.blackboard_csv(persons(bb), column="Lab 1", column_id=None)[0])[0] == ["Username", "Lab 1"]
+    download = "Last Name\tFirst Name\tUsername\tStudent ID\tLast Access\tLab 1 [Total Pts: 100 Score] |77\n" \
+               "Chen\tAlice\tachen\t2026001\t\t\nSmith\tBob\tbob\t2026002\t\t\n"
+    (tmp_path / "gc.xls").write_bytes(download.encode("utf-16"))
+    found, unmatched = lms.everyone(FOLDERS[:2], read_roster(tmp_path / "gc.xls"))
+    assert unmatched == [] and rows(lms.blackboard_csv(found, column="Lab 1", column_id="77")[0])[1:] == [
+        ["achen", "90"], ["bob", "40"]]
 
 
 def test_a_roster_without_ids_is_refused(tmp_path):

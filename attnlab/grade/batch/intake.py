@@ -9,6 +9,9 @@ Each path is read as one of these layouts (`--layout` forces one; docs/intake.md
               submission per student, that student's files under their original names.
   moodle      entries named as Moodle's "Download all submissions" names them (<Full name>_<participant
               id>_assignsubmission_<plugin>_...): one submission per participant, all plugins (moodle.py).
+  blackboard  a folder or zip of files only, named as Blackboard Learn's "Assignment File Download" names
+              them (<assignment>_<username>_attempt_<time>[_<file>]): one submission per student, the
+              latest attempt's files under the names they were uploaded with (blackboard.py).
   folders     a directory whose children (folders or zips) hold packages: one submission per top-level
               entry, named after it (the student is the folder's name).
   single      anything else: the path is one submission, named after it.
@@ -33,7 +36,7 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch import lms_layouts, moodle, outputs
+from attnlab.grade.batch import blackboard, lms_layouts, moodle, outputs
 from attnlab.grade.batch.lms_layouts import Candidate
 from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
@@ -115,6 +118,8 @@ def student_entries(files: list[str], markers: frozenset[str]) -> list[str]:
 def detect(path: Path, files: list[str], markers: frozenset[str]) -> Layout:
     if lms_layouts.gradescope_root(files) is not None:
         return Layout.GRADESCOPE
+    if blackboard.is_blackboard(files):  # before Canvas: both are flat, and Blackboard's names are the narrower
+        return Layout.BLACKBOARD
     if lms_layouts.is_canvas(files):
         return Layout.CANVAS
     if moodle.is_moodle(files):
@@ -143,7 +148,7 @@ def refuse_a_class_as_one(arg: Path, source: Path, files: list[str], markers: fr
     for rel in (f for f in files if "/" not in f and f.lower().endswith(".zip")):
         inner = listing(source / rel)
         layout = detect(source / rel, inner, markers) if inner else Layout.SINGLE
-        if layout in (Layout.GRADESCOPE, Layout.CANVAS, Layout.MOODLE):
+        if layout in (Layout.GRADESCOPE, Layout.CANVAS, Layout.MOODLE, Layout.BLACKBOARD):
             raise IntakeError("intake.export_inside", path=str(arg), export=rel, layout=str(layout),
                               command=command(arg / rel))
 
@@ -191,6 +196,8 @@ def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Ca
         return lms_layouts.canvas(arg, source, files, markers)
     if chosen is Layout.MOODLE:
         return moodle.candidates(arg, source, top_entries(source))
+    if chosen is Layout.BLACKBOARD:
+        return blackboard.candidates(arg, source, files)
     if chosen is Layout.FOLDERS:
         return folders(arg, source, top_entries(source))
     if layout is None:
