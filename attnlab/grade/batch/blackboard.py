@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.lms_layouts import Candidate, member_bytes
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
-from attnlab.grade.batch.unpack import open_zip
 
 ENTRY = re.compile(r"(?P<prefix>.+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))",
                    re.DOTALL)
@@ -55,11 +54,7 @@ class _Attempt:
 def _read(source: Path, name: str) -> str:
     """A receipt's text ('' where it cannot be read: the student is then known by the file names alone)."""
     try:
-        if source.is_dir():
-            raw = source.joinpath(name).read_bytes()[:MAX_RECEIPT_BYTES]
-        else:
-            with open_zip(source) as zf, zf.open(name) as fh:
-                raw = fh.read(MAX_RECEIPT_BYTES)
+        raw = member_bytes(source, name, MAX_RECEIPT_BYTES)
     except (OSError, KeyError, zipfile.BadZipFile):
         return ""
     for encoding in ("utf-8-sig", "gb18030"):  # Blackboard writes UTF-8; a copy saved again on Windows may not be

@@ -87,14 +87,19 @@ def _symbols(data):
     return data
 
 
+def member_bytes(source: Path, rel: str, cap: int) -> bytes:
+    """The first `cap` bytes of the export's file `rel` (the export a directory or a zip); raises OSError,
+    KeyError (no such entry) or zipfile.BadZipFile."""
+    if source.is_dir():
+        return source.joinpath(rel).read_bytes()[:cap]
+    with open_zip(source) as zf, zf.open(rel) as fh:
+        return fh.read(cap)
+
+
 def read_metadata(arg: Path, source: Path, rel: str) -> dict:
     """submission_metadata.yml as {folder name: {"submitters": [...], ...}}; raises IntakeError."""
     try:
-        if source.is_dir():
-            raw = source.joinpath(rel).read_bytes()[:MAX_METADATA_BYTES]
-        else:
-            with open_zip(source) as zf, zf.open(rel) as fh:
-                raw = fh.read(MAX_METADATA_BYTES)
+        raw = member_bytes(source, rel, MAX_METADATA_BYTES)
         data = _symbols(yaml.load(raw.decode("utf-8", "replace"), Loader=_Lenient))  # a SafeLoader: no objects
     except (OSError, KeyError, zipfile.BadZipFile, yaml.YAMLError) as exc:
         raise IntakeError("intake.bad_metadata", path=f"{arg}/{rel}", problem=str(exc).splitlines()[0]) from None
