@@ -323,7 +323,7 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
     """The notebook's code cells as they run at grading; raises NotebookError when no run_* is defined.
     `libraries`: what the course offers besides the standard library (its own and its framework's); with
     them, what imports anything else is dropped (without_unoffered)."""
-    cells, notes, functions, data = [], [], {}, {}
+    cells, notes, functions, data, written = [], [], {}, {}, []
     unbound = dict.fromkeys(JUPYTER_ONLY, JUPYTER_ONLY[0])
     for number, cell in enumerate(notebook["cells"], 1):
         if cell.get("cell_type") != "code":
@@ -341,6 +341,8 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
             if target and Path(target.group(1)).name in data_files:
                 data[Path(target.group(1)).name] = body
             else:
+                if target and target.group(1).endswith(".py"):  # Colab's way to make modules: not the notebook's code
+                    written.append(f"{target.group(1)} (cell {number})")
                 notes.append(Message("notebook.dropped_cell", {"cell": number, "code": _short(head.strip(), 80)}))
             continue
         source, dropped, assigned = without_escapes(source, number)
@@ -355,6 +357,8 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
     if sum(len(c.source.encode()) for c in cells) > MAX_CODE_BYTES:
         raise NotebookError("notebook.too_much_code", file=name, limit=MAX_CODE_BYTES >> 20)
     if not functions:
+        if written:
+            raise NotebookError("notebook.only_written_modules", file=name, written=", ".join(written))
         raise NotebookError("notebook.no_functions", file=name, cells=len(cells))
     return NotebookCode(name, tuple(cells), data, tuple(notes), functions)
 

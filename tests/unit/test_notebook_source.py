@@ -92,6 +92,11 @@ def old_format() -> bytes:
     (old_format(), "hw.ipynb is in nbformat 3, older than the nbformat 4"),
     (notebook(*(["x = 1"] * (MAX_CELLS + 1))), f"hw.ipynb has {MAX_CELLS + 2} cells; a notebook may have at most 2000"),
     (notebook("import torch", "x = torch.zeros(3)"), "hw.ipynb defines no run_* function in any of its 2 code cells"),
+    # Colab's way to make modules: the run_* are in files the cells write, which grading does not run
+    (notebook("%%writefile softmax.py\ndef run_softmax(in_features, dim):\n    return in_features",
+              "%%writefile -a attention.py\nx = 1", "from softmax import run_softmax"),
+     "hw.ipynb defines no run_* function in its code cells; it writes softmax.py (cell 2), attention.py (cell 3) "
+     "with %%writefile, and grading runs a notebook's code cells, not the files they write"),
 ])
 def test_bad_notebooks_are_refused_naming_the_file_and_the_problem(data, problem):
     with pytest.raises(NotebookError) as raised:
