@@ -4,7 +4,9 @@ Read as grade.py and `attnlab submit` read it, never run here:
   - outputs are ignored; text cells are skipped (but counted: "cell 14" is the 14th cell from the top,
     text cells included, as the student scrolls to it);
   - IPython magics and shell escapes (`%time`, `!pip`, `files = !ls`, `%%bash` cells) are dropped, each with
-    a note; a `%%writefile quiz.yaml` cell (the quiz's answers) is kept as that data file, never run;
+    a note; a `%%writefile quiz.yaml` cell (the quiz's answers) is kept as that data file, never run, and a
+    `%%writefile softmax.py` cell makes that module of the package, the notebook's imports of it made relative
+    (notebook_modules);
   - `check(...)`/`hint(...)` calls and imports of attnlab at a cell's top level are dropped (check() is the
     student's, not the grader's), and `check`/`hint` are no-ops for any call left inside a function;
   - a top-level statement importing a library the course does not offer (matplotlib, IPython.display,
@@ -26,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attnlab.core import notebook_modules
 from attnlab.core.i18n import Message
 from attnlab.core.imports import offered as is_offered
 
@@ -59,12 +62,15 @@ class NotebookCode:
     name: str  # the notebook's file name
     cells: tuple[CodeCell, ...]
     data_files: dict[str, str] = field(default_factory=dict)  # `%%writefile quiz.yaml` cells: name -> text
+    modules: dict[str, CodeCell] = field(default_factory=dict)  # `%%writefile softmax.py`: file -> its (last) cell
     notes: tuple[Message, ...] = ()  # what was dropped, per cell
     functions: dict[str, int] = field(default_factory=dict)  # run_* -> the cell defining it (last one wins)
 
     def summary(self) -> dict:
         """What a result carries: the file, each code cell's text, where each run_* is, the notes."""
-        return {"file": self.name, "cells": [{"cell": c.number, "source": c.source} for c in self.cells],
+        written = [CodeCell(c.number, f"%%writefile {name}\n{c.source}") for name, c in self.modules.items()]
+        cells = sorted([*self.cells, *written], key=lambda c: c.number)
+        return {"file": self.name, "cells": [{"cell": c.number, "source": c.source} for c in cells],
                 "functions": self.functions, "notes": [{"key": n.key, "values": dict(n.values)} for n in self.notes]}
 
 
@@ -315,7 +321,6 @@ def without_unoffered(source: str, number: int, libraries: frozenset[str], unbou
 
 
 RUNS_ONCE = re.compile(r"%%(time|capture)\b(.*)$")  # cell magics that run the cell's code as it is
-WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?(\S+)\s*$")
 
 
 def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(),
@@ -323,8 +328,10 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
     """The notebook's code cells as they run at grading; raises NotebookError when no run_* is defined.
     `libraries`: what the course offers besides the standard library (its own and its framework's); with
     them, what imports anything else is dropped (without_unoffered)."""
-    cells, notes, functions, data, written = [], [], {}, {}, []
+    cells, notes, functions, data, written = [], [], {}, {}, {}
     unbound = dict.fromkeys(JUPYTER_ONLY, JUPYTER_ONLY[0])
+    names = frozenset(m for c in notebook["cells"] if c.get("cell_type") == "code"
+                      and (m := notebook_modules.written_by(text_of(c).partition("\n")[0])))
     for number, cell in enumerate(notebook["cells"], 1):
         if cell.get("cell_type") != "code":
             continue
@@ -337,15 +344,10 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
             if runs.group(1) == "capture":  # `%%capture out`: out holds what the cell printed, not at grading
                 captured = {name: head.strip() for name in [w for w in runs.group(2).split() if w[0] != "-"][:1]}
         elif head.lstrip().startswith("%%"):  # another cell magic: the whole cell is not Python
-            target = WRITEFILE.match(head.strip())
-            if target and Path(target.group(1)).name in data_files:
-                data[Path(target.group(1)).name] = body
-            else:
-                if target and target.group(1).endswith(".py"):  # Colab's way to make modules: not the notebook's code
-                    written.append(f"{target.group(1)} (cell {number})")
-                notes.append(Message("notebook.dropped_cell", {"cell": number, "code": _short(head.strip(), 80)}))
+            notes += _cell_magic(head.strip(), body, number, data_files, data, written)
             continue
         source, dropped, assigned = without_escapes(source, number)
+        source = notebook_modules.relative_imports(source, names)  # before unoffered imports are looked for
         source, defined = without_checks(source)
         notes += dropped
         if libraries is not None:
@@ -354,13 +356,32 @@ def read_code(notebook: dict, name: str, data_files: frozenset[str] = frozenset(
             unbound.update(captured)
         functions.update({fn: number for fn in defined})
         cells.append(CodeCell(number, source))
-    if sum(len(c.source.encode()) for c in cells) > MAX_CODE_BYTES:
+    modules = {}
+    for module, (text, number) in written.items():
+        modules[f"{module}.py"] = CodeCell(number, notebook_modules.relative_imports(text, names))
+        functions.update({fn: number for fn in notebook_modules.defined(text)})
+    if sum(len(c.source.encode()) for c in [*cells, *modules.values()]) > MAX_CODE_BYTES:
         raise NotebookError("notebook.too_much_code", file=name, limit=MAX_CODE_BYTES >> 20)
     if not functions:
-        if written:
-            raise NotebookError("notebook.only_written_modules", file=name, written=", ".join(written))
         raise NotebookError("notebook.no_functions", file=name, cells=len(cells))
-    return NotebookCode(name, tuple(cells), data, tuple(notes), functions)
+    return NotebookCode(name, tuple(cells), data, modules, tuple(notes), functions)
+
+
+def _cell_magic(head: str, body: str, number: int, data_files: frozenset[str], data: dict[str, str],
+                written: dict[str, tuple[str, int]]) -> list[Message]:
+    """A cell under a cell magic other than %%time and %%capture: not Python. `%%writefile` of a quiz's
+    answers is that data file (into `data`), of a module the package's module (into `written`, `-a`
+    appending: notebook_modules); any other is dropped. The notes it makes."""
+    target = notebook_modules.WRITEFILE.match(head)
+    module = notebook_modules.written_by(head)
+    if target and Path(target.group(1)).name in data_files:
+        data[Path(target.group(1)).name] = body
+        return []
+    if module:
+        appended = written.get(module, ("", 0))[0] if "-a" in head.split() else ""
+        written[module] = (appended + body, number)
+        return [Message("notebook.module_written", {"cell": number, "file": f"{module}.py"})]
+    return [Message("notebook.dropped_cell", {"cell": number, "code": _short(head, 80)})]
 
 
 LOADER = '''"""Made from {name} by attnlab (attnlab.core.notebook_source): its code cells, run in order in this
@@ -386,7 +407,7 @@ def write_package(code: NotebookCode, target: Path) -> Path:
     files = [f"notebook_cell_{cell.number:04d}.py" for cell in code.cells]
     for cell, file in zip(code.cells, files):
         (target / file).write_text(cell.source, encoding="utf-8")
-    for name, text in code.data_files.items():
+    for name, text in {**code.data_files, **{m: c.source for m, c in code.modules.items()}}.items():
         (target / name).write_text(text, encoding="utf-8")
     (target / "__init__.py").write_text(LOADER.format(name=code.name, files=tuple(files)), encoding="utf-8")
     return target

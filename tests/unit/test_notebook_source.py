@@ -92,11 +92,6 @@ def old_format() -> bytes:
     (old_format(), "hw.ipynb is in nbformat 3, older than the nbformat 4"),
     (notebook(*(["x = 1"] * (MAX_CELLS + 1))), f"hw.ipynb has {MAX_CELLS + 2} cells; a notebook may have at most 2000"),
     (notebook("import torch", "x = torch.zeros(3)"), "hw.ipynb defines no run_* function in any of its 2 code cells"),
-    # Colab's way to make modules: the run_* are in files the cells write, which grading does not run
-    (notebook("%%writefile softmax.py\ndef run_softmax(in_features, dim):\n    return in_features",
-              "%%writefile -a attention.py\nx = 1", "from softmax import run_softmax"),
-     "hw.ipynb defines no run_* function in its code cells; it writes softmax.py (cell 2), attention.py (cell 3) "
-     "with %%writefile, and grading runs a notebook's code cells, not the files they write"),
 ])
 def test_bad_notebooks_are_refused_naming_the_file_and_the_problem(data, problem):
     with pytest.raises(NotebookError) as raised:
@@ -252,3 +247,37 @@ def test_a_function_importing_a_plot_library_inside_is_kept_and_a_decorator_of_o
     assert callable(loaded.run_softmax) and callable(loaded.show) and loaded.kept == 1 and loaded.after == 2
     assert not hasattr(loaded, "explore")
     assert code.functions == {"run_softmax": 2}
+
+
+def test_modules_a_notebook_writes_are_its_packages_and_its_imports_of_them_find_them(tmp_path):
+    """Colab's way to make modules: `%%writefile softmax.py`, then `from softmax import ...` in a later cell and in
+    another written module, as Jupyter runs them (the files land in the notebook's folder, on sys.path)."""
+    from attnlab.core import frameworks, paths
+    from attnlab.core.impl import InProcessImpl
+    from attnlab.core.scoring import grade_exercise, make_context
+    from attnlab.core.spec_load import load_course
+
+    attention = (paths.REFERENCE_DIR / "attention.py").read_text(encoding="utf-8")
+    assert "from .softmax import run_softmax" in attention
+    cells = ["%%writefile softmax.py\n" + (paths.REFERENCE_DIR / "softmax.py").read_text(encoding="utf-8"),
+             "%%writefile attention.py\n" + attention.replace("from .softmax import", "from softmax import"),
+             "import torch, softmax as sm\nfrom attention import run_scaled_dot_product_attention as sdpa\n"
+             "print(sdpa(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3)), sm.run_softmax(torch.ones(3), -1))",
+             "%%writefile -a softmax.py\n\ndef run_helper():\n    return 2\n",
+             "%%writefile hw/notes.py\nx = 1"]
+    code, package = package_of(tmp_path, notebook(*cells))
+    assert sorted(code.modules) == ["attention.py", "softmax.py"] and code.functions["run_softmax"] == 5
+    assert code.functions["run_scaled_dot_product_attention"] == 3
+    assert (package / "attention.py").read_text(encoding="utf-8").count("from .softmax import run_softmax") == 1
+    assert (package / "softmax.py").read_text(encoding="utf-8").endswith("def run_helper():\n    return 2\n")
+    notes = [n.text("en") for n in code.notes]
+    assert "cell 2: `%%writefile softmax.py` makes softmax.py one of your package's modules" in notes[0]
+    assert any("cell 6" in n and "hw/notes.py" in n for n in notes)  # not a module of the notebook's folder
+    summary = code.summary()
+    assert [c["cell"] for c in summary["cells"]] == [3, 4, 5] and summary["cells"][0]["source"].startswith(
+        "%%writefile attention.py\n")  # the last write of softmax.py (cell 5) shows whole
+    course = load_course(paths.SPEC_DIR)
+    impl = InProcessImpl(package, adapter=frameworks.adapter("torch"), libraries=course.libraries)
+    for exercise in ("softmax", "scaled_dot_product_attention", "causal_attention"):
+        result = grade_exercise(make_context(course.find(exercise), impl))
+        assert result.status == "passed", (exercise, result.feedback)

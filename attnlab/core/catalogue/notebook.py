@@ -20,12 +20,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "notebook.no_functions": {"en": "{file} defines no run_* function in any of its {cells} code cells: hand in "
                                     "the notebook you worked in, with the exercise cells",
                               "zh": "{file} 的 {cells} 个代码单元格中没有定义任何 run_* 函数：请提交你完成练习的那个笔记本"},
-    "notebook.only_written_modules": {
-        "en": "{file} defines no run_* function in its code cells; it writes {written} with %%writefile, and grading "
-              "runs a notebook's code cells, not the files they write: put the functions in code cells (as the "
-              "handout's notebook does), or hand in those files as a package (attnlab submit)",
-        "zh": "{file} 的代码单元格中没有定义 run_* 函数；它用 %%writefile 写出了 {written}，而评分只运行笔记本的代码单元格，"
-              "不运行它们写出的文件：请把函数写在代码单元格中（像讲义的笔记本那样），或把这些文件作为包提交（attnlab submit）"},
+    "notebook.module_written": {"en": "cell {cell}: `%%writefile {file}` makes {file} one of your package's modules, "
+                                      "as it is in your notebook's folder (imports of it find it there)",
+                                "zh": "第 {cell} 个单元格：`%%writefile {file}` 使 {file} 成为你的包中的一个模块，"
+                                      "与它在笔记本所在文件夹中一样（导入它的语句会在那里找到它）"},
     "notebook.dropped": {"en": "cell {cell}, line {line}: `{code}` is not run at grading (IPython magics and "
                                "shell escapes are dropped)",
                          "zh": "第 {cell} 个单元格第 {line} 行：`{code}` 在评分时不会运行（IPython 魔法命令和 shell 命令会被去掉）"},
