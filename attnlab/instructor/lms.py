@@ -5,6 +5,7 @@ grading worksheet, from a grading output.
     python -m attnlab.instructor.lms moodle GRADING_DIR [--id participant]                 (grading worksheet)
     python -m attnlab.instructor.lms moodle GRADING_DIR --item "Attention lab" --id email|idnumber|username
     python -m attnlab.instructor.lms blackboard GRADING_DIR --column "Attention lab" [--column-id 123456]
+    python -m attnlab.instructor.lms brightspace GRADING_DIR --item "Attention lab" --roster grades.csv [--out-of 10]
     (all: [--roster FILE] [--out FILE], default GRADING_DIR/<kind>-grades.csv)
 
 One row per person: each submitter of a submission (a Gradescope group gets a row each); a folder per
@@ -41,11 +42,18 @@ Username; a grade column whose header ends in "|<column id>" (as the Grade Cente
 "Attention lab [Total Pts: 100 Score] |123456") goes into that column, any other header makes a new text
 column. Written: the username a Blackboard download names each student by, else the roster's Username
 column (the Grade Center's download).
+
+Brightspace, as its grades import reads a file (Grades → Import, "D2L Brightspace Help: Import grades"): a
+header row of OrgDefinedId and Username (either identifies the student), then "<item> Points Grade" for a
+numeric grade item, then "End-of-Line Indicator", "#" on every row. Brightspace's download names students by
+an internal user id that the import does not take, so the ids come from --roster, Brightspace's own grades
+export (its OrgDefinedId and Username). --out-of gives the item's maximum points (default: the results').
 """
 
 import argparse
 import csv
 import io
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,6 +172,20 @@ def blackboard_csv(persons: list[Person], *, column: str, column_id: str | None)
     return buffer.getvalue(), len(rows), left_out
 
 
+def brightspace_csv(persons: list[Person], *, item: str, out_of: float | None) -> tuple[str, int, list[str]]:
+    """(the CSV text, the number of rows, the submissions left out for want of an OrgDefinedId or Username)."""
+    def grade(p: Person) -> str:
+        if not p.grade or out_of is None:
+            return p.grade
+        return points(float(p.result["score"]) * out_of / float(p.result["max_score"] or 1))
+
+    has_id = [p for p in persons if p.fields["sid"] or p.fields.get("username")]
+    rows = sorted([p.fields["sid"], p.fields.get("username", ""), grade(p), "#"] for p in has_id)
+    left_out = sorted({p.result["submission"] for p in persons if p not in has_id})
+    header = ["OrgDefinedId", "Username", f"{item} Points Grade", "End-of-Line Indicator"]
+    return _csv(header, rows), len(rows), left_out
+
+
 def username(person: Person) -> str:
     """The person's Blackboard username: the one its download gave (the LMS's user id there), else a roster's."""
     from_export = person.fields["user_id"] if (person.result.get("origin") or {}).get("layout") == "blackboard" else ""
@@ -185,7 +207,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     blackboard.add_argument("--column", required=True, help="the grade column's name in the Grade Center")
     blackboard.add_argument("--column-id", help="its column id (the number after '|' in the Grade Center's own "
                                                 "download); without it Blackboard makes a new text column")
-    for sub in (canvas, moodle, blackboard):
+    brightspace = kinds.add_parser("brightspace", help="Brightspace grades import CSV (ids from --roster)")
+    brightspace.add_argument("--item", required=True, help="the grade item's name in Brightspace")
+    brightspace.add_argument("--out-of", type=float, default=None,
+                             help="the grade item's maximum points (default: the results' maximum score)")
+    for sub in (canvas, moodle, blackboard, brightspace):
         sub.add_argument("results_dir", type=Path, help="grade.py's --out directory")
         sub.add_argument("--roster", type=Path, default=None,
                          help="the LMS's class list (Canvas gradebook export; Moodle grades export, participants "
@@ -202,6 +228,10 @@ def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, 
         return text, count, left_out, "Canvas ID, SIS User ID or SIS Login ID"
     if opts.kind == "blackboard":
         return (*blackboard_csv(persons, column=opts.column, column_id=opts.column_id), "Blackboard username")
+    if opts.kind == "brightspace":
+        if opts.out_of is not None and not (opts.out_of > 0 and math.isfinite(opts.out_of)):
+            raise ValueError(f"--out-of must be a positive number of points, not {opts.out_of:g}")
+        return (*brightspace_csv(persons, item=opts.item, out_of=opts.out_of), "OrgDefinedId or Username")
     id_field = opts.id_field or ("participant" if any(p.fields["participant_id"] for p in persons) else "email")
     if id_field == "participant":
         return (*moodle_worksheet(persons), "Moodle participant id")

@@ -5,7 +5,8 @@ Read: Canvas's gradebook export (Grades → Export → CSV: Student as "Last, Fi
 Login ID, Section, then a "Points Possible" row), Moodle's grades export (Export → Plain text: First name,
 Last name, ID number, Email address, ...), its participants download (First name, Last name, Email
 address, ...), an assignment's grading worksheet (Identifier "Participant 4711", Full name, Email
-address, ...) and Blackboard's Grade Center download (Last Name, First Name, Username, Student ID, ...).
+address, ...), Blackboard's Grade Center download (Last Name, First Name, Username, Student ID, ...) and
+Brightspace's grades export (OrgDefinedId, Username, Last Name, First Name, Email, ...; "#" before the ids).
 Columns are found by their header, in any order; others are ignored.
 
 A person is matched to one roster row by, in order: an id both carry (Canvas user id, Moodle participant
@@ -26,7 +27,7 @@ COLUMNS = {  # roster field -> the headers (case-folded) that hold it
     "first": ("first name", "firstname"),
     "last": ("last name", "surname", "lastname"),
     "user_id": ("id",),
-    "sid": ("sis user id", "id number", "idnumber", "student id"),
+    "sid": ("sis user id", "id number", "idnumber", "student id", "orgdefinedid"),
     "login": ("sis login id",),
     "email": ("email address", "email"),
     "username": ("username",),
@@ -76,7 +77,9 @@ def _columns(header: list[str], path: Path) -> dict[str, int]:
 
 
 def _entry(row: list[str], number: int, columns: dict[str, int]) -> Entry | None:
-    cell = {key: row[i].strip() if i < len(row) else "" for key, i in columns.items()}
+    # Brightspace's export writes "#" before OrgDefinedId and Username (so that Excel keeps them text)
+    cell = {key: row[i].strip().removeprefix("#") if key in ("sid", "username") else row[i].strip()
+            for key, i in columns.items() if i < len(row)}
     if cell.get("name", "").casefold().startswith("points possible") or cell.get("name") == "Student, Test":
         return None  # Canvas's row of maximum points, and its test student
     name = cell.get("name") or " ".join(filter(None, (cell.get("first"), cell.get("last"))))

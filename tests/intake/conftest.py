@@ -1,7 +1,14 @@
 """The LMS layouts of intake_layouts.py as fixtures, each built in its own tmp_path."""
 
 import pytest
-from intake_layouts import blackboard_download, canvas_download, folders_class, gradescope_export, moodle_download
+from intake_layouts import (
+    blackboard_download,
+    brightspace_download,
+    canvas_download,
+    folders_class,
+    gradescope_export,
+    moodle_download,
+)
 
 
 @pytest.fixture(name="folders_class")
@@ -27,3 +34,8 @@ def moodle_download_fixture(tmp_path):
 @pytest.fixture(name="blackboard_download")
 def blackboard_download_fixture(tmp_path):
     return blackboard_download(tmp_path)
+
+
+@pytest.fixture(name="brightspace_download")
+def brightspace_download_fixture(tmp_path):
+    return brightspace_download(tmp_path)

@@ -277,3 +277,32 @@ def blackboard_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
         "zhaolei": Expected(error="found: attempt_2026-11-21-08-00-00.txt", people=[person("Zhao Lei", "zhaolei")]),
         "gradebook_notes.txt": Expected(error="found: gradebook_notes.txt", origin={"layout": "blackboard"}),
     }
+
+
+def brightspace_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
+    """D2L Brightspace's download zip: `<submission id>-<user id> - <name> - <when>/` per submission and an
+    index.html, in a folder named after the assignment. A student who submitted twice (the later graded, the
+    earlier time later in the alphabet), one who uploaded the package's files one by one, one whose folder
+    holds only .DS_Store, and a stray file."""
+    lab = "Attention lab"
+    files = {f"{lab}/index.html": b"<html><body>submissions</body></html>",
+             f"{lab}/39801-640693 - Wei Zhang - Nov 9, 2026 905 PM/attention-submission.zip":
+                 submitted(BUGGY, "attention", tmp_path),
+             f"{lab}/39835-640693 - Wei Zhang - Nov 20, 2026 1022 AM/attention-submission.zip":
+                 submitted(PARTIAL, "attention", tmp_path),
+             **under(f"{lab}/39787-640694 - Li Si - Nov 20, 2026 1130 AM", package_files(REFERENCE)),
+             f"{lab}/39790-640695 - Zhao Lei - Nov 22, 2026 800 AM/.DS_Store": b"\0\0\0\1Bud1",
+             f"{lab}/grading notes.txt": b"to do\n"}
+    archive = write_zip(tmp_path / f"{lab} Download Nov 23, 2026 1015 AM.zip", files)
+
+    def person(name, user):
+        return {"name": name, "user_id": user}
+
+    return archive, {
+        "Wei_Zhang": Expected(score=PARTIAL_SCORE, people=[person("Wei Zhang", "640693")],
+                              origin={"layout": "brightspace", "submission_id": "39835"}),
+        "Li_Si": Expected(score=100.0, origin={"layout": "brightspace"}, people=[person("Li Si", "640694")]),
+        "Zhao_Lei": Expected(error="has no files at Attention lab/39790-640695 - Zhao Lei - Nov 22, 2026 800 AM/",
+                             people=[person("Zhao Lei", "640695")]),
+        "grading_notes.txt": Expected(error="found: grading notes.txt", origin={"layout": "brightspace"}),
+    }

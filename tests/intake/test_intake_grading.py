@@ -17,6 +17,7 @@ from intake_layouts import (
     TEMPLATE,
     Expected,
     blackboard_download,
+    brightspace_download,
     canvas_download,
     folders_class,
     gradescope_export,
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.e2e  # starts grade.py and its runners
 
 EXERCISE_IDS = [e.id for e in load_course(paths.SPEC_DIR).exercises]
 LAYOUTS = {"folders": folders_class, "gradescope": gradescope_export, "canvas": canvas_download,
-           "moodle": moodle_download, "blackboard": blackboard_download}
+           "moodle": moodle_download, "blackboard": blackboard_download, "brightspace": brightspace_download}
 SEED = "7"
 
 
@@ -248,6 +249,23 @@ def test_blackboard_grade_upload(graded, tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = dict(csv.reader(out.read_text(encoding="utf-8").splitlines()))
     assert rows["Username"] == "Lab" and rows["frank"] == "100" and rows["zoe"] == "" and len(rows) == 8
+
+
+def test_brightspace_grades_import(graded, tmp_path):
+    """Brightspace's import file from a Brightspace download, its ids from Brightspace's grades export."""
+    export = ("OrgDefinedId,Username,Last Name,First Name,Email,End-of-Line Indicator\n"
+              "#2026001,#wzhang,Zhang,Wei,wzhang@x.edu,#\n#2026002,#lisi,Si,Li,lisi@x.edu,#\n"
+              "#2026003,#zlei,Lei,Zhao,zlei@x.edu,#\n")
+    (tmp_path / "grades.csv").write_text(export, encoding="utf-8-sig")
+    out = tmp_path / "bs.csv"
+    proc = lms_run("brightspace", graded["brightspace"][2], "--item", "Attention lab", "--out-of", "10",
+                   "--roster", tmp_path / "grades.csv", "--out", out)
+    assert proc.returncode == 1 and "grading_notes.txt" in proc.stderr, proc.stderr  # nobody in the roster: said
+    assert read_csv(out) == [["OrgDefinedId", "Username", "Attention lab Points Grade", "End-of-Line Indicator"],
+                             ["2026001", "wzhang", "3.3", "#"], ["2026002", "lisi", "10", "#"],
+                             ["2026003", "zlei", "", "#"]]
+    proc = lms_run("brightspace", graded["brightspace"][2], "--item", "Lab", "--out", tmp_path / "no.csv")
+    assert proc.returncode == 2 and "nothing written" in proc.stderr and not (tmp_path / "no.csv").exists()
 
 
 def test_a_class_zip_without_layout_is_refused_with_the_command(tmp_path):

@@ -43,10 +43,10 @@ def problem(sub: Submission, tmp_path: Path) -> str:
 
 
 def test_each_lms_layout_gives_one_submission_per_student(folders_class, gradescope_export, canvas_download,
-                                                          moodle_download, blackboard_download):
+                                                          moodle_download, blackboard_download, brightspace_download):
     for (path, expected), layout in ((folders_class, "folders"), (gradescope_export, "gradescope"),
                                      (canvas_download, "canvas"), (moodle_download, "moodle"),
-                                     (blackboard_download, "blackboard")):
+                                     (blackboard_download, "blackboard"), (brightspace_download, "brightspace")):
         subs = found(path)  # no --layout: every one is recognised
         assert sorted(subs) == sorted(expected), layout
         assert {s.origin.layout for s in subs.values()} == {layout}
@@ -91,6 +91,23 @@ def test_blackboard_students_latest_attempts_under_their_uploaded_names(blackboa
     [(name, sub)] = found(bare).items()
     assert name == "jsmith" and sorted(dst for _, dst in sub.members) == ["quiz.yaml", "softmax.py"]
     assert sub.origin.layout == Layout.BLACKBOARD and sub.origin.submitters == (Submitter(user_id="jsmith"),)
+
+
+def test_brightspace_students_latest_folders(brightspace_download, tmp_path):
+    subs = found(brightspace_download[0])
+    wei = subs["Wei_Zhang"]  # two submissions: the later by its time (Nov 20 after Nov 9), not by name
+    assert wei.origin.submission_id == "39835" and wei.members == (
+        ("Attention lab/39835-640693 - Wei Zhang - Nov 20, 2026 1022 AM/", ""),)
+    assert (package_of(wei, tmp_path) / "softmax.py").read_bytes() == (PARTIAL / "softmax.py").read_bytes()
+    assert subs["Li_Si"].origin.submitters == (Submitter(name="Li Si", user_id="640694"),)
+    assert "index.html" not in " ".join(subs)  # the download's own page is nobody's
+    # no folder named after the assignment, no index: still Brightspace's folders; a stray folder is its own
+    bare = write_zip(tmp_path / "bare.zip", {"12-34 - Na Li - Jan 5, 2026 900 AM/softmax.py": b"x = 1\n",
+                                             "12-34 - Na Li - Jan 5, 2026 900 AM/__init__.py": b"",
+                                             "13-35 - O'Brien - Jan 6, 2026 1201 PM/a.zip": b"PK"})
+    assert sorted(found(bare)) == ["Na_Li", "O_Brien"] and found(bare)["Na_Li"].origin.layout == Layout.BRIGHTSPACE
+    with pytest.raises(IntakeError, match="not a Brightspace download"):
+        found(write_zip(tmp_path / "other.zip", {"alice/softmax.py": b""}), layout=Layout.BRIGHTSPACE)
 
 
 def test_display_names_are_kept_and_file_safe_names_are_apart(tmp_path):

@@ -1,6 +1,6 @@
-"""The Canvas, Moodle and Blackboard grade files, rosters, summary.csv's origin columns and Gradescope's results for a
-submission that could not be graded, from results as grade.py writes them (fast: no grading;
-test_intake_grading.py makes the same files from real gradings)."""
+"""The Canvas, Moodle, Blackboard and Brightspace grade files, rosters, summary.csv's origin columns and
+Gradescope's results for a submission that could not be graded, from results as grade.py writes them (fast:
+no grading; test_intake_grading.py makes the same files from real gradings)."""
 
 import csv
 import io
@@ -136,6 +136,28 @@ def test_blackboard_rows_by_username_every_cell_quoted(tmp_path):
     found, unmatched = lms.everyone(FOLDERS[:2], read_roster(tmp_path / "gc.xls"))
     assert unmatched == [] and rows(lms.blackboard_csv(found, column="Lab 1", column_id="77")[0])[1:] == [
         ["achen", "90"], ["bob", "40"]]
+
+
+def test_brightspace_rows_from_its_grades_export_scaled_to_the_item(tmp_path):
+    """Brightspace's download names students by an internal id its import does not take: OrgDefinedId and
+    Username come from its grades export ("#" before each), the grade on the item's scale, "#" ending rows."""
+    bs = [result("Wei_Zhang", 87.5, Origin(Layout.BRIGHTSPACE, "b.zip/1-640693 - Wei Zhang - x", (
+              Submitter(name="Wei Zhang", user_id="640693"),), "1")),
+          result("Na_Li", 0.0, Origin(Layout.BRIGHTSPACE, "b.zip/2-640694 - Na Li - x", (
+              Submitter(name="Na Li", user_id="640694"),), "2"), "no package"),
+          result("Zoe_Wu", 50.0, Origin(Layout.BRIGHTSPACE, "b.zip/3-640695 - Zoe Wu - x", (
+              Submitter(name="Zoe Wu", user_id="640695"),), "3"))]
+    export = ("OrgDefinedId,Username,Last Name,First Name,Email,Lab Points Grade <Numeric MaxPoints:10>,"
+              "End-of-Line Indicator\n#2026001,#wzhang,Zhang,Wei,wzhang@x.edu,,#\n#2026002,#nli,Li,Na,nli@x.edu,,#\n")
+    (tmp_path / "grades.csv").write_text(export, encoding="utf-8-sig")
+    found, unmatched = lms.everyone(bs, read_roster(tmp_path / "grades.csv"))
+    assert unmatched == ["Zoe_Wu (Zoe Wu: nobody in the roster)"]
+    text, count, left_out = lms.brightspace_csv(found, item="Lab", out_of=10)
+    assert rows(text) == [["OrgDefinedId", "Username", "Lab Points Grade", "End-of-Line Indicator"],
+                          ["2026001", "wzhang", "8.75", "#"], ["2026002", "nli", "", "#"]]  # not graded: no grade
+    assert count == 2 and left_out == []
+    assert rows(lms.brightspace_csv(persons(bs), item="Lab", out_of=None)[0]) == [
+        ["OrgDefinedId", "Username", "Lab Points Grade", "End-of-Line Indicator"]]  # no roster: no ids, no rows
 
 
 def test_a_roster_without_ids_is_refused(tmp_path):

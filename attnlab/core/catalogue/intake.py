@@ -16,6 +16,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "zh": "一个路径中有多个 Gradescope 导出（{found}）：请在命令行上分别给出每个导出"},
     "intake.not_gradescope": {"en": "{path} has no submission_metadata.yml at its root or one folder down: it is not a Gradescope export",
                               "zh": "{path} 的根目录及其下一层目录中都没有 submission_metadata.yml：它不是 Gradescope 导出"},
+    "intake.not_brightspace": {"en": "{path} has no folder named `<submission id>-<user id> - <name> - <when>` at its root "
+                                     "or one folder down: it is not a Brightspace download",
+                               "zh": "{path} 的根目录及其下一层目录中都没有名为 `<提交 id>-<用户 id> - <姓名> - <时间>` 的文件夹："
+                                     "它不是 Brightspace 下载的文件"},
     "intake.bad_metadata": {"en": "cannot read the Gradescope metadata {path}: {problem}",
                             "zh": "无法读取 Gradescope 元数据 {path}：{problem}"},
     "intake.looks_like_class": {"en": "{path} looks like a class, not one student's upload: {count} folders or zips each hold a zip. Grade each as a student with `{folders}`, or as one student's upload with `{single}`",

@@ -9,6 +9,9 @@ Each path is read as one of these layouts (`--layout` forces one; docs/intake.md
               submission per student, that student's files under their original names.
   moodle      entries named as Moodle's "Download all submissions" names them (<Full name>_<participant
               id>_assignsubmission_<plugin>_...): one submission per participant, all plugins (moodle.py).
+  brightspace folders named `<submission id>-<user id> - <name> - <when>` (D2L Brightspace's download, with its
+              index.html; at the top or in one folder): one submission per student, their latest folder
+              (brightspace.py).
   blackboard  a folder or zip of files only, named as Blackboard Learn's "Assignment File Download" names
               them (<assignment>_<username>_attempt_<time>[_<file>]): one submission per student, the
               latest attempt's files under the names they were uploaded with (blackboard.py).
@@ -36,7 +39,7 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch import blackboard, lms_layouts, moodle, outputs
+from attnlab.grade.batch import blackboard, brightspace, lms_layouts, moodle, outputs
 from attnlab.grade.batch.lms_layouts import Candidate
 from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
@@ -124,6 +127,8 @@ def detect(path: Path, files: list[str], markers: frozenset[str]) -> Layout:
         return Layout.CANVAS
     if moodle.is_moodle(files):
         return Layout.MOODLE
+    if brightspace.root_of(files) is not None:
+        return Layout.BRIGHTSPACE
     if path.is_dir() and student_entries(files, markers):
         return Layout.FOLDERS
     return Layout.SINGLE
@@ -148,7 +153,7 @@ def refuse_a_class_as_one(arg: Path, source: Path, files: list[str], markers: fr
     for rel in (f for f in files if "/" not in f and f.lower().endswith(".zip")):
         inner = listing(source / rel)
         layout = detect(source / rel, inner, markers) if inner else Layout.SINGLE
-        if layout in (Layout.GRADESCOPE, Layout.CANVAS, Layout.MOODLE, Layout.BLACKBOARD):
+        if layout in (Layout.GRADESCOPE, Layout.CANVAS, Layout.MOODLE, Layout.BLACKBOARD, Layout.BRIGHTSPACE):
             raise IntakeError("intake.export_inside", path=str(arg), export=rel, layout=str(layout),
                               command=command(arg / rel))
 
@@ -198,6 +203,11 @@ def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Ca
         return moodle.candidates(arg, source, top_entries(source))
     if chosen is Layout.BLACKBOARD:
         return blackboard.candidates(arg, source, files)
+    if chosen is Layout.BRIGHTSPACE:
+        root = brightspace.root_of(files)
+        if root is None:
+            raise IntakeError("intake.not_brightspace", path=str(arg))
+        return brightspace.candidates(arg, source, files, root, folders_in(source, root))
     if chosen is Layout.FOLDERS:
         return folders(arg, source, top_entries(source))
     if layout is None:

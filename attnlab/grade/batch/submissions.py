@@ -55,6 +55,7 @@ class Layout(str, Enum):
     GRADESCOPE = "gradescope"  # Gradescope's "Export Submissions": submission_metadata.yml + submission_<id>/
     CANVAS = "canvas"  # Canvas's "Download Submissions": <lastfirst>[_LATE]_<user id>_<file id>_<file name>
     MOODLE = "moodle"  # Moodle's "Download all submissions": <Full name>_<participant id>_assignsubmission_<plugin>_
+    BRIGHTSPACE = "brightspace"  # D2L Brightspace's download: <submission id>-<user id> - <name> - <when>/...
     BLACKBOARD = "blackboard"  # Blackboard Learn's "Assignment File Download": <assignment>_<username>_attempt_...
 
     def __str__(self) -> str:
