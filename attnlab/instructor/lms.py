@@ -1,5 +1,7 @@
-"""Grades back to the LMS: a Canvas gradebook import CSV, a Moodle grade import CSV or a Moodle assignment's
-grading worksheet, from a grading output.
+"""Grades back to the LMS from a grading output: Canvas, Moodle, Blackboard or Brightspace import files.
+
+A Canvas gradebook import CSV, a Moodle grade import CSV or a Moodle assignment's grading worksheet, a
+Blackboard Grade Center upload, a Brightspace grades import:
 
     python -m attnlab.instructor.lms canvas GRADING_DIR --assignment "Attention lab" [--assignment-id 4242]
     python -m attnlab.instructor.lms moodle GRADING_DIR [--id participant]                 (grading worksheet)
@@ -215,7 +217,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         sub.add_argument("results_dir", type=Path, help="grade.py's --out directory")
         sub.add_argument("--roster", type=Path, default=None,
                          help="the LMS's class list (Canvas gradebook export; Moodle grades export, participants "
-                              "or grading worksheet) giving the ids an export without them lacks")
+                              "or grading worksheet; Blackboard Grade Center download; Brightspace grades export) "
+                              "giving the ids an export without them lacks")
         sub.add_argument("--out", type=Path, default=None, help="the CSV to write")
     return parser.parse_args(argv)
 
