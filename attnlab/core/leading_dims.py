@@ -39,9 +39,16 @@ def leading_dims(case: CaseSpec, argument: tuple[str, int]) -> int | None:
     """How many leading dimensions the case gives that argument (None: the case builds it otherwise)."""
     name, named = argument
     recipe = case.args.get(name)
-    if recipe is None or not recipe.shape:
+    if recipe is None:
         return None
-    return len(recipe.shape) - named
+    if recipe.shape:
+        return len(recipe.shape) - named
+    if recipe.kind == "literal" and isinstance(recipe.value, list):  # a nested list: its depth is its rank
+        rank, value = 0, recipe.value
+        while isinstance(value, list) and value:
+            rank, value = rank + 1, value[0]
+        return rank - named
+    return None
 
 
 def with_hints(signature: Callable, cases: Sequence[CaseSpec], results: list[CheckResult],

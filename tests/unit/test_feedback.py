@@ -258,6 +258,17 @@ def test_code_for_3d_input_alone_is_told_to_count_dimensions_from_the_end(tmp_pa
         assert {c.name for c in raised} == {"no_batch_long", "two_leading_dims_float64"}
         assert all(words in c.hint for c in raised) and result.feedback.count(words) == 1
         assert "values to unpack" in result.feedback and not any(c.hint for c in result.checks if c.passed)
+    # a case whose input is a literal nested list (the notes' journey example) counts its depth
+    causal = grade_exercise(make_context(COURSE.get("causal_attention"), impl_from(tmp_path, (
+        "def run_causal_attention(d_in, d_out, q_proj_weight, k_proj_weight, v_proj_weight, in_features,\n"
+        "                         q_proj_bias=None, k_proj_bias=None, v_proj_bias=None):\n"
+        "    b, n, _ = in_features.shape\n"
+        "    q, k, v = (F.linear(in_features, w, bias) for w, bias in ((q_proj_weight, q_proj_bias),\n"
+        "               (k_proj_weight, k_proj_bias), (v_proj_weight, v_proj_bias)))\n"
+        "    s = (q @ k.transpose(1, 2) / k.shape[-1] ** 0.5).masked_fill(\n"
+        "        torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1), float('-inf'))\n"
+        "    return torch.softmax(s, dim=-1) @ v\n"))))
+    assert "journey_d_out_2" in causal.feedback and "raised on has 0, 3 leading dimension(s)" in causal.feedback
     # raising for another reason on every input, or on one with a leading dimension too: no such hint
     for raises, passed in (("True", 0), ("x.dtype == torch.bfloat16", 2)):
         source = NOTES_3D.replace("            b, num_tokens, d_in = x.shape",
