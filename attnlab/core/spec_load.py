@@ -222,12 +222,17 @@ def _by_dtype(tol: Node) -> dict[str, Tolerance]:
     return by_dtype
 
 
+def non_negative(value: float) -> bool:
+    """Finite and 0 or more: what points and tolerances must be (NaN and inf are neither)."""
+    return value >= 0 and math.isfinite(value)
+
+
 def _tolerance_value(node: Node, key: str, default: float | None = None) -> float:
     """atol, rtol or a numeric quiz question's tolerance (required unless a `default` is given): finite and 0 or
     more. A negative one failed every output (or answer), the reference's too; .inf passed every one, a wrong
     one's too; .nan failed every one."""
     value = float(node.get(key, (int, float)) if default is None else node.get(key, (int, float), default))
-    if not (value >= 0 and math.isfinite(value)):
+    if not non_negative(value):
         raise node.child(key).fail("a finite number, 0 or more", value)
     return value
 
@@ -312,7 +317,7 @@ def points_of(node: Node) -> float:
     """`points:` of an exercise or a quiz question: 0 (practice, graded for feedback only) or more. Fewer would
     take points from whoever gets it right (`new --points -3` wrote such an exercise, and it loaded)."""
     points = float(node.get("points", (int, float)))
-    if not (points >= 0 and math.isfinite(points)):
+    if not non_negative(points):
         raise node.child("points").fail("a number of points, 0 or more", points)
     return points
 

@@ -12,12 +12,12 @@ adjust the assignment's points; run `python -m attnlab.instructor.generate all` 
 """
 
 import argparse
-import math
 import re
 import sys
 from pathlib import Path
 
 from attnlab.core import paths
+from attnlab.core.spec_load import non_negative
 
 SPEC = '''# yaml-language-server: $schema=schema/exercise.json
 kind: function
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     if not re.fullmatch(r"[a-z][a-z0-9_]*", opts.exercise_id):
         parser.error(f"{opts.exercise_id!r}: an id is lower_case_with_underscores (it names files and run_<id>)")
-    if not (opts.points >= 0 and math.isfinite(opts.points)):
+    if not non_negative(opts.points):
         parser.error(f"--points {opts.points:g}: an exercise is worth 0 points or more (nothing was written)")
     files = files_for(opts.exercise_id, opts.points, opts.root)
     existing = [str(p) for p in files if p.exists()]
