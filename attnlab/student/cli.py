@@ -39,7 +39,6 @@ from attnlab.student.text import width as text_width
 from attnlab.student.timer import time_limited
 
 DEFAULT_PACKAGE = "attention"
-NOTEBOOKS: dict[Path, Path] = {}  # package made from a notebook (notebook_package) -> the notebook
 COLUMNS = (18, 9)  # status, checks; the exercise column fits the longest id
 
 
@@ -65,8 +64,8 @@ def resolve_package(impl: str | None, *, lang: str, run: Run, root: Path = paths
     """The package directory under test (see the module docstring for the order); a notebook (`--impl
     hw.ipynb`) is read as grading reads it (notebook_package)."""
     given = impl or os.environ.get("ATTNLAB_IMPL")
-    if given and given.lower().endswith(".ipynb"):
-        return notebook_package(Path(given).expanduser().resolve(), run)
+    if (notebook := given_notebook(impl)) is not None:
+        return notebook_package(notebook, run)
     if given:
         path = Path(given).expanduser().resolve()
     elif (configured := ini_package(root)) is not None:
@@ -80,6 +79,12 @@ def resolve_package(impl: str | None, *, lang: str, run: Run, root: Path = paths
     if not (path / "__init__.py").is_file() and not any((path / name).is_file() for name in markers):
         raise UsageError(say("not_a_package", lang, path=path, files=", ".join(sorted(markers))))
     return path
+
+
+def given_notebook(impl: str | None) -> Path | None:
+    """The notebook `--impl` (or ATTNLAB_IMPL) names, if it names one."""
+    given = impl or os.environ.get("ATTNLAB_IMPL")
+    return Path(given).expanduser().resolve() if given and given.lower().endswith(".ipynb") else None
 
 
 def notebook_package(notebook: Path, run: Run) -> Path:
@@ -102,7 +107,6 @@ def notebook_package(notebook: Path, run: Run) -> Path:
     print(t("student.notebook_read", run.lang, file=notebook.name, count=len(code.cells)))
     for note in code.notes:
         print(f"  {note.text(run.lang)}")
-    NOTEBOOKS[folder / "notebook"] = notebook
     return folder / "notebook"
 
 
@@ -136,9 +140,10 @@ def checked(exercise, impl: InProcessImpl, run: Run):
 def cmd_status(opts, run: Run) -> int:
     lang, course = run.lang, run.course
     package = resolve_package(opts.impl, lang=lang, run=run)
+    notebook = given_notebook(opts.impl)
     width = max([len(e.id) for e in (*course.exercises, *course.not_applicable)] + [text_width(say("total", lang))]) + 2
     impl = implementation(package, run)
-    print(say("status_title", lang, package=NOTEBOOKS.get(package, package)))
+    print(say("status_title", lang, package=notebook or package))
     try:
         load_package(package, run.offered)
     except SubmissionError as problem:
@@ -167,7 +172,7 @@ def cmd_status(opts, run: Run) -> int:
         print("\n".join(["", t("student.quiz_problems", lang), *(f"  {line}" for line in quiz_problems)]))
     print()
     print(say("next", lang, id=unfinished.id, title=unfinished.title.get(lang)) if unfinished
-          else say("all_done_notebook", lang, file=NOTEBOOKS[package].name) if package in NOTEBOOKS
+          else say("all_done_notebook", lang, file=notebook.name) if notebook
           else say("all_done", lang))
     print(say("hidden_note", lang))
     return 0
