@@ -373,7 +373,7 @@ def _cell_magic(head: str, body: str, number: int, data_files: frozenset[str], d
     answers is that data file (into `data`), of a module the package's module (into `written`, `-a`
     appending: notebook_modules); any other is dropped. The notes it makes."""
     target = notebook_modules.WRITEFILE.match(head)
-    module = notebook_modules.written_by(head)
+    module = notebook_modules.module_of(target.group(1)) if target else None
     if target and Path(target.group(1)).name in data_files:
         data[Path(target.group(1)).name] = body
         return []

@@ -270,10 +270,15 @@ class Course:
     not_applicable: tuple[ExerciseSpec, ...] = ()
 
     @property
+    def answers_files(self) -> frozenset[str]:
+        """The quizzes' answers files (a notebook's `%%writefile` of one is data, never run)."""
+        return frozenset(e.answers_file for e in self.exercises if isinstance(e, QuizSpec))
+
+    @property
     def package_markers(self) -> frozenset[str]:
         """The files that make a directory the student's package, with or without __init__.py beside them:
         the exercises' modules and the quizzes' answers files."""
-        return frozenset(e.answers_file if isinstance(e, QuizSpec) else f"{e.module}.py" for e in self.exercises)
+        return self.answers_files | {f"{e.module}.py" for e in self.exercises if not isinstance(e, QuizSpec)}
 
     def get(self, exercise_id: str) -> ExerciseSpec | QuizSpec:
         for ex in self.exercises:

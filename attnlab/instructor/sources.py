@@ -13,7 +13,7 @@ from pathlib import Path
 from attnlab.core.i18n import Message
 from attnlab.core.spec import Course
 from attnlab.grade.batch.intake import discover
-from attnlab.grade.batch.submissions import BadSubmission, IntakeError, Submission, locate, package_markers, prepare
+from attnlab.grade.batch.submissions import BadSubmission, IntakeError, Submission, locate, prepare
 from attnlab.grade.batch.unpack import taken_files
 
 MAX_SOURCE_BYTES = 1 << 20  # a larger .py file is not a hand-written solution: left out
@@ -49,7 +49,7 @@ def _in_place(submission: Submission, markers: frozenset[str]) -> dict[str, str]
 def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, str]], dict[str, Message]]:
     """Submission name (as in grade.py's results) -> {path in the package: text}, and name -> why it could
     not be read."""
-    markers = package_markers(course)
+    markers = course.package_markers
     found: dict[str, dict[str, str]] = {}
     skipped: dict[str, Message] = {}
     try:

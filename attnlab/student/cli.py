@@ -63,10 +63,9 @@ def ini_package(root: Path) -> str | None:
 def resolve_package(impl: str | None, *, lang: str, run: Run, root: Path = paths.ROOT) -> Path:
     """The package directory under test (see the module docstring for the order); a notebook (`--impl
     hw.ipynb`) is read as grading reads it (notebook_package)."""
-    given = impl or os.environ.get("ATTNLAB_IMPL")
     if (notebook := given_notebook(impl)) is not None:
         return notebook_package(notebook, run)
-    if given:
+    if given := _given(impl):
         path = Path(given).expanduser().resolve()
     elif (configured := ini_package(root)) is not None:
         path = (root / configured).resolve()
@@ -81,9 +80,14 @@ def resolve_package(impl: str | None, *, lang: str, run: Run, root: Path = paths
     return path
 
 
+def _given(impl: str | None) -> str | None:
+    """What `--impl`, else ATTNLAB_IMPL, names."""
+    return impl or os.environ.get("ATTNLAB_IMPL")
+
+
 def given_notebook(impl: str | None) -> Path | None:
     """The notebook `--impl` (or ATTNLAB_IMPL) names, if it names one."""
-    given = impl or os.environ.get("ATTNLAB_IMPL")
+    given = _given(impl)
     return Path(given).expanduser().resolve() if given and given.lower().endswith(".ipynb") else None
 
 
@@ -101,18 +105,13 @@ def notebook_package(notebook: Path, run: Run) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="attnlab-notebook-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     try:
-        code = as_package(notebook, folder / "notebook", _answers_files(run), run.offered)
+        code = as_package(notebook, folder / "notebook", run.course.answers_files, run.offered)
     except NotebookError as problem:
         raise UsageError(t("student.submit_bad_notebook", run.lang, problem=problem.message)) from None
     print(t("student.notebook_read", run.lang, file=notebook.name, count=len(code.cells)))
     for note in code.notes:
         print(f"  {note.text(run.lang)}")
     return folder / "notebook"
-
-
-def _answers_files(run: Run) -> frozenset[str]:
-    """The quizzes' answers files: a notebook's `%%writefile` of one is data, never run."""
-    return frozenset(e.answers_file for e in run.course.exercises if isinstance(e, QuizSpec))
 
 
 def _row(width: int, name: str, status: str, checks: str, points: str) -> str:
@@ -217,7 +216,7 @@ def cmd_submit(opts, run: Run) -> int:
             raise UsageError(t("intake.bad_name", lang, name=opts.name or ""))
         print(t("intake.submit_name", lang, name=student, source=t(f"student.name_from_{source}", lang)))
         made = build_notebook_submission(notebook, out_dir=Path(opts.output or "."), student=student,
-                                         data_files=_answers_files(run), libraries=run.offered)
+                                         data_files=run.course.answers_files, libraries=run.offered)
         for note in made.notes:  # what grading will not run: seen before handing in, not after
             print(note.text(lang))
         print(t("student.submit_notebook_written", lang, path=made.path, notebook=made.files[0]))

@@ -10,7 +10,7 @@ import pytest
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch import unpack
-from attnlab.grade.batch.submissions import Submission, package_markers
+from attnlab.grade.batch.submissions import Submission
 from attnlab.instructor import sources
 
 COURSE = load_course(paths.SPEC_DIR)
@@ -49,7 +49,7 @@ def uploads(tmp_path_factory):
 
 def test_reading_in_place_gives_what_reading_the_copy_gives(uploads, monkeypatch):
     in_place = sources.read_sources(uploads, COURSE)
-    markers = package_markers(COURSE)
+    markers = COURSE.package_markers
     assert sources._in_place(Submission("nested", uploads / "nested"), markers) == in_place[0]["nested"]
     assert sources._in_place(Submission("zipped", uploads / "zipped"), markers) is None  # prepare unpacks it
     monkeypatch.setattr(sources, "_in_place", lambda submission, markers: None)  # every upload copied first

@@ -29,7 +29,7 @@ from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, preflight, secret
 from attnlab.grade.batch.intake import check_out, check_paths, discover
 from attnlab.grade.batch.run import grade_all, with_compile_cache, worker_cpus, worker_limits
-from attnlab.grade.batch.submissions import Layout, package_markers
+from attnlab.grade.batch.submissions import Layout
 from attnlab.grade.judge import compile_cache
 from attnlab.grade.sandbox import forkserver, host, runs
 from attnlab.grade.sandbox.launch import LAUNCHERS, runner_server, validated
@@ -204,7 +204,7 @@ def setup(opts: argparse.Namespace) -> tuple:
     run = config.resolve(assignment=opts.assignment, framework=opts.framework, device=opts.device, lang=opts.lang,
                          memory_mb=opts.memory, launcher=opts.launcher, isolation=opts.isolation)
     course = run.course
-    submissions = discover(opts.submissions, markers=package_markers(course), layout=opts.layout,
+    submissions = discover(opts.submissions, markers=course.package_markers, layout=opts.layout,
                            examples=paths.examples_dir(run.adapter))
     mine = submissions
     if opts.shard is not None:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.i18n import Message, default_lang
-from attnlab.core.spec import Course
 from attnlab.grade.batch import notebooks
 from attnlab.grade.batch.unpack import (
     MAX_ENTRIES,
@@ -32,7 +31,7 @@ from attnlab.grade.batch.unpack import (
 )
 
 __all__ = ["MAX_ENTRIES", "MAX_TOTAL_BYTES", "BadSubmission", "IntakeError", "Layout", "Origin", "Submission",
-           "Submitter", "fingerprint", "package_markers", "prepare"]
+           "Submitter", "fingerprint", "prepare"]
 MAX_SHOWN = 6  # paths named in a message
 
 
@@ -119,11 +118,6 @@ def fingerprint(submission: Submission) -> str | None:
     except (BadSubmission, OSError, zipfile.BadZipFile, EOFError, RuntimeError, ValueError):
         return None
     return digest.hexdigest()[:32]
-
-
-def package_markers(course: Course) -> frozenset[str]:
-    """The files that make a directory the student's package (Course.package_markers)."""
-    return course.package_markers
 
 
 def _shown(paths: list[str]) -> str:

@@ -24,7 +24,7 @@ from attnlab.core.scoring import grade_exercise, load_reference, make_context, n
 from attnlab.core.spec import Course, QuizSpec
 from attnlab.core.status import Status
 from attnlab.grade.batch import notebooks, secret
-from attnlab.grade.batch.submissions import BadSubmission, Submission, fingerprint, package_markers, prepare
+from attnlab.grade.batch.submissions import BadSubmission, Submission, fingerprint, prepare
 from attnlab.grade.judge import compile_cache
 from attnlab.grade.judge.compile_cache import CompileCache
 from attnlab.grade.judge.remote import RemoteImpl
@@ -176,7 +176,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
             # copy inside is the judge's alone (prepare)
             work_dir.chmod(0o711)
             try:
-                package = prepare(submission, work_dir, package_markers(course), opts.run.offered)
+                package = prepare(submission, work_dir, course.package_markers, opts.run.offered)
                 exercises = exercise_results(package, submission.name, opts, work_dir, progress)
             except BadSubmission as problem:
                 not_graded = t("upload.failed", lang, name=submission.name, problem=problem.message)
