@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch.lms_layouts import Candidate, member_bytes
+from attnlab.grade.batch.lms_layouts import Candidate, flat_and_named, member_bytes, unclaimed
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
 
 ENTRY = re.compile(r"(?P<prefix>.+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))",
@@ -39,8 +39,7 @@ MAX_RECEIPT_BYTES = 1 << 20
 
 
 def is_blackboard(files: list[str]) -> bool:
-    """Files only (no folders), at least one named the way Blackboard names an attempt's files."""
-    return bool(files) and all("/" not in f for f in files) and any(ENTRY.fullmatch(f) for f in files)
+    return flat_and_named(files, ENTRY.fullmatch)
 
 
 @dataclass
@@ -110,9 +109,8 @@ def candidates(arg: Path, source: Path, files: list[str]) -> list[Candidate]:
     for file_name in sorted(files):
         parts = ENTRY.fullmatch(file_name)
         if parts is None:
-            name = slug(stem_of(file_name)) or "submission"
-            found.append(Candidate(name, f"{name}-{slug(source.name)}", source, ((file_name, file_name),),
-                                   Origin(Layout.BLACKBOARD, f"{arg}/{file_name}")))
+            found.append(unclaimed(arg, source, Layout.BLACKBOARD, slug(stem_of(file_name)) or "submission",
+                                   (file_name, file_name)))
             continue
         attempt = attempts.setdefault((parts.group("prefix"), parts.group("when")),
                                       _Attempt(parts.group("prefix"), parts.group("when")))

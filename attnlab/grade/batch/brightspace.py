@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from attnlab.core.names import display_name, slug
-from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.lms_layouts import Candidate, unclaimed
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
 
 FOLDER = re.compile(r"(?P<submission>\d+)-(?P<user>\d+) - (?P<name>.+) - (?P<when>[^-]+?)\s*")
@@ -61,10 +61,8 @@ def candidates(arg: Path, source: Path, files: list[str], root: str, folders: se
         parts = FOLDER.fullmatch(top) if is_folder else None
         if parts is None:
             if top.casefold() != INDEX:
-                name = slug(top) or "submission"
                 member = (f"{root}{top}/", "") if is_folder else (f"{root}{top}", top)
-                found.append(Candidate(name, f"{name}-{slug(source.name)}", source, (member,),
-                                       Origin(Layout.BRIGHTSPACE, f"{arg}/{root}{top}")))
+                found.append(unclaimed(arg, source, Layout.BRIGHTSPACE, slug(top) or "submission", member))
             continue
         order = (_when(parts.group("when")), int(parts.group("submission")))
         user = parts.group("user")

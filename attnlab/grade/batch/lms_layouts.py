@@ -27,6 +27,7 @@ not named that way is its own submission (and gets a message saying what it hold
 
 import re
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,18 @@ class Candidate:
     source: Path
     members: tuple[tuple[str, str], ...]
     origin: Origin
+
+
+def unclaimed(arg: Path, source: Path, layout: Layout, name: str, member: tuple[str, str]) -> Candidate:
+    """An entry of an export that names no student (`member`: its path in the export, where it goes): its own
+    submission, whose message says what it holds; `name` (file-safe), else that and the export's name."""
+    return Candidate(name, f"{name}-{slug(source.name)}", source, (member,),
+                     Origin(layout, f"{arg}/{member[0].rstrip('/')}"))
+
+
+def flat_and_named(files: list[str], named: Callable[[str], object]) -> bool:
+    """Files only (no folders), at least one named the way the LMS names them (`named` says)."""
+    return bool(files) and all("/" not in f for f in files) and any(named(f) for f in files)
 
 
 def gradescope_root(files: list[str]) -> str | None:
@@ -145,8 +158,7 @@ def _canvas_parts(file_name: str) -> re.Match | None:
 
 
 def is_canvas(files: list[str]) -> bool:
-    """Files only (no folders), at least one named the way Canvas names them."""
-    return bool(files) and all("/" not in f for f in files) and any(_canvas_parts(f) for f in files)
+    return flat_and_named(files, _canvas_parts)
 
 
 def _original(part: re.Match, markers: frozenset[str]) -> str:
@@ -167,9 +179,8 @@ def canvas(arg: Path, source: Path, files: list[str], markers: frozenset[str]) -
     for file_name in sorted(files):
         parts = _canvas_parts(file_name)
         if parts is None:
-            name = slug(stem_of(file_name)) or "submission"
-            found.append(Candidate(name, f"{name}-{slug(source.name)}", source, ((file_name, file_name),),
-                                   Origin(Layout.CANVAS, f"{arg}/{file_name}")))
+            found.append(unclaimed(arg, source, Layout.CANVAS, slug(stem_of(file_name)) or "submission",
+                                   (file_name, file_name)))
             continue
         key = (parts.group("student"), parts.groupdict().get("user") or "")
         students.setdefault(key, []).append((file_name, _original(parts, markers),

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from attnlab.core.names import display_name, slug
-from attnlab.grade.batch.lms_layouts import Candidate
+from attnlab.grade.batch.lms_layouts import Candidate, unclaimed
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
 
 ENTRY = re.compile(r"(?P<student>.+?)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.*)",
@@ -58,10 +58,8 @@ def candidates(arg: Path, source: Path, tops: dict[str, bool]) -> list[Candidate
     for top, is_folder in tops.items():
         parts = ENTRY.fullmatch(top)
         if parts is None:
-            name = slug(top) or "submission"
             member = (f"{top}/", "") if is_folder else (top, top)
-            found.append(Candidate(name, f"{name}-{slug(source.name)}", source, (member,),
-                                  Origin(Layout.MOODLE, f"{arg}/{top}")))
+            found.append(unclaimed(arg, source, Layout.MOODLE, slug(top) or "submission", member))
             continue
         participant = parts.group("participant")
         if participant not in people:
