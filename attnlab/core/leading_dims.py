@@ -9,6 +9,7 @@ the code is written for 3-D input (the cases alone cannot tell that it is: a bug
 happen to have those counts).
 """
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from attnlab.core.status import Status
 from attnlab.core.typecheck import tensor_hints
 
 
+@functools.cache  # asked once per exercise of every submission; a signature never changes
 def batched_argument(signature: Callable) -> tuple[str, int] | None:
     """The first argument annotated with leading dimensions (`... seq d`), and how many named dimensions
     follow them; None where no argument has any."""

@@ -62,6 +62,7 @@ from pathlib import Path
 
 from attnlab.core.i18n import default_lang, t
 from attnlab.grade.batch.outputs import atomic_write, graded, read_results
+from attnlab.grade.batch.submissions import Layout
 from attnlab.instructor import roster as rosters
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -167,8 +168,9 @@ def blackboard_csv(persons: list[Person], *, column: str, column_id: str | None)
     """(the CSV text, the number of rows, the submissions left out for want of a username)."""
     max_score = max((float(p.result["max_score"]) for p in persons), default=0.0)
     header = f"{column} [Total Pts: {points(max_score)} Score] |{column_id}" if column_id else column
-    rows = sorted([username(p), p.grade] for p in persons if username(p))
-    left_out = sorted({p.result["submission"] for p in persons if not username(p)})
+    named = [(username(p), p) for p in persons]
+    rows = sorted([user, p.grade] for user, p in named if user)
+    left_out = sorted({p.result["submission"] for user, p in named if not user})
     buffer = io.StringIO()
     csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[BLACKBOARD_USERNAME, header], *rows])
     return buffer.getvalue(), len(rows), left_out
@@ -181,16 +183,19 @@ def brightspace_csv(persons: list[Person], *, item: str, out_of: float | None) -
             return p.grade
         return points(float(p.result["score"]) * out_of / float(p.result["max_score"] or 1))
 
-    has_id = [p for p in persons if p.fields["sid"] or p.fields.get("username")]
-    rows = sorted([p.fields["sid"], p.fields.get("username", ""), grade(p), "#"] for p in has_id)
-    left_out = sorted({p.result["submission"] for p in persons if p not in has_id})
+    def identified(p: Person) -> bool:  # OrgDefinedId or Username: what the import matches a student by
+        return bool(p.fields["sid"] or p.fields.get("username"))
+
+    rows = sorted([p.fields["sid"], p.fields.get("username", ""), grade(p), "#"] for p in persons if identified(p))
+    left_out = sorted({p.result["submission"] for p in persons if not identified(p)})
     header = ["OrgDefinedId", "Username", f"{item} Points Grade", "End-of-Line Indicator"]
     return _csv(header, rows), len(rows), left_out
 
 
 def username(person: Person) -> str:
     """The person's Blackboard username: the one its download gave (the LMS's user id there), else a roster's."""
-    from_export = person.fields["user_id"] if (person.result.get("origin") or {}).get("layout") == "blackboard" else ""
+    from_blackboard = (person.result.get("origin") or {}).get("layout") == str(Layout.BLACKBOARD)
+    from_export = person.fields["user_id"] if from_blackboard else ""
     return from_export or person.fields.get("username", "")
 
 
