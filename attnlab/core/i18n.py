@@ -108,3 +108,15 @@ def default_lang() -> str:
 def words(keys: tuple[str, ...], lang: str) -> dict[str, str]:
     """Several plain entries at once (templates take a dict of words)."""
     return {key: t(key, lang) for key in keys}
+
+
+def decoded(data: bytes, *, bom: bool = False) -> str:
+    """Text a student or an LMS saved: UTF-8 (`bom`: a byte-order mark before it dropped), or else GB18030,
+    which old Notepad on a Chinese Windows saves; raises the UTF-8 UnicodeDecodeError when it is neither."""
+    try:
+        return data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        try:
+            return data.decode("gb18030")
+        except UnicodeDecodeError:
+            raise exc from None

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from attnlab.core import paths
-from attnlab.core.i18n import Message, t
+from attnlab.core.i18n import Message, decoded, t
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec import QuizQuestion, QuizSpec
 from attnlab.core.spec_load import load_safe_yaml
@@ -45,7 +45,8 @@ def load_answers(path: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_ANSWERS_BYTES:
         raise AnswersFileError(Message("quiz_file_too_big", {"file": path.name, "kb": MAX_ANSWERS_BYTES >> 10}))
     try:
-        text = _text_of(path.read_bytes())
+        # GB18030 too (old Notepad): the template's Chinese comments made the whole file, every answer, unreadable
+        text = decoded(path.read_bytes())
         try:
             data = load_safe_yaml(text)
         except yaml.YAMLError:
@@ -62,18 +63,6 @@ def load_answers(path: Path) -> dict[str, Any]:
     if not isinstance(answers, dict):
         raise AnswersFileError(Message("quiz_file_no_answers", {"file": path.name}))
     return answers
-
-
-def _text_of(data: bytes) -> str:
-    """The answers file's text: UTF-8, or else GB18030, which old Notepad on a Chinese Windows saves (the
-    template's comments are Chinese, so the whole file, every answer, was unreadable)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        try:
-            return data.decode("gb18030")
-        except UnicodeDecodeError:
-            raise exc from None
 
 
 def read_answers(path: Path) -> dict[str, Any]:

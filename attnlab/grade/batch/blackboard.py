@@ -26,6 +26,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attnlab.core.i18n import decoded
 from attnlab.core.names import display_name, slug, stem_of
 from attnlab.grade.batch.lms_layouts import Candidate, flat_and_named, member_bytes, unclaimed
 from attnlab.grade.batch.submissions import Layout, Origin, Submitter
@@ -56,13 +57,9 @@ def _read(source: Path, name: str) -> str:
         raw = member_bytes(source, name, MAX_RECEIPT_BYTES)
     except (OSError, KeyError, zipfile.BadZipFile):
         return ""
-    for encoding in ("utf-8-sig", "gb18030"):  # Blackboard writes UTF-8; a copy saved again on Windows may not be
-        try:
-            text = raw.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
+    try:  # Blackboard writes UTF-8; a copy saved again on Windows may not be
+        text = decoded(raw, bom=True)
+    except UnicodeDecodeError:
         text = raw.decode("latin-1")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
