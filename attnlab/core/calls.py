@@ -5,6 +5,7 @@ Below both impl.py and the framework adapters (attnlab.core.frameworks), which c
 here: this module knows an adapter only as the two context managers it asks for (CallGuards).
 """
 
+import inspect
 import traceback
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -93,7 +94,24 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
         if (missing := imports.not_in_course(exc)) is not None:
             key, values = missing.message()
             raise SubmissionError(key, **values) from None
+        if isinstance(exc, TypeError) and (theirs := _unbindable(fn, kwargs)) is not None:
+            raise SubmissionError("parameters_renamed", exercise=exercise, function=getattr(fn, "__name__", "?"),
+                                  theirs=theirs, given=", ".join(kwargs)) from None
         raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
+
+
+def _unbindable(fn: Callable, kwargs: dict[str, Any]) -> str | None:
+    """fn's parameter list when the checks' arguments, passed by the stub's names, cannot bind to it (the student
+    renamed or dropped a parameter), so that the TypeError is not blamed on the body; None when they bind (the
+    TypeError came from inside) or fn has no signature to read. Asked only after a TypeError: no cost per call."""
+    try:
+        signature = inspect.signature(fn)
+        signature.bind(**kwargs)
+    except TypeError:
+        return ", ".join(signature.parameters)
+    except ValueError:  # no signature to read (a builtin)
+        return None
+    return None
 
 
 def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output,

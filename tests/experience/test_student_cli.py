@@ -289,6 +289,23 @@ def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, t
     assert out.count(str(tmp_path)) == 1  # the title names the package checked; no message does
 
 
+def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys, tmp_path):
+    """The checks pass arguments by the stub's names; a student who renamed them (x, axis) is told that, not that
+    "your function raised TypeError", and a TypeError from inside the body is still the body's."""
+    package = package_with_softmax(tmp_path, "    e = torch.exp(x - x.amax(dim=axis, keepdim=True))\n"
+                                             "    return e / e.sum(dim=axis, keepdim=True)\n")
+    softmax = package / "softmax.py"
+    stub_line = 'def run_softmax(in_features: Float[Tensor, "*shape"], dim: int)'
+    assert stub_line in softmax.read_text(encoding="utf-8")
+    softmax.write_text(softmax.read_text(encoding="utf-8").replace(stub_line, "def run_softmax(x, axis=-1)"))
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    assert code == 1 and "run_softmax(x, axis) cannot take the arguments the checks pass by the stub's parameter " \
+                         "names (in_features, dim)" in out, out
+    assert "raised" not in out
+    inner = package_with_softmax(tmp_path, "    return torch.softmax(in_features, dim, dim)\n", name="inner")
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(inner), "--lang", "en")
+    assert code == 1 and "your function raised TypeError" in out and "cannot take" not in out, out
+
 @pytest.mark.e2e
 def test_ctrl_c_ends_check_cleanly(tmp_path):
     marker = tmp_path / "looping"

@@ -38,6 +38,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "exception_at": {"en": " (at {file}:{line})", "zh": "（位于 {file}:{line}）"},
     "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
     "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
+    "parameters_renamed": {
+        "en": "{exercise}: {function}({theirs}) cannot take the arguments the checks pass by the stub's parameter "
+              "names ({given}): keep the stub's names for the parameters, as the template's first line says",
+        "zh": "{exercise}：{function}({theirs}) 无法接收检查按存根参数名传入的参数（{given}）：请保留存根中的参数名"
+              "（见模板第一行的说明）"},
     "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
     "not_a_tensor": {"en": "{function} returned {got}, expected a {expected}",
                      "zh": "{function} 返回了 {got}，应返回 {expected}"},
