@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnlab.core import fixtures, inputs, laws, paths
+from attnlab.core import fixtures, frameworks, inputs, laws, paths
 from attnlab.core.checks import gradients_of
 from attnlab.core.compare import tolerance_for
 from attnlab.core.diagnose import run_misconception
+from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 from attnlab.core.impl import find_function
 from attnlab.core.outputs import parts
 from attnlab.core.quiz import answers_template
@@ -201,12 +202,41 @@ def sync_laws(course: Course, *, check: bool) -> list[str]:
     return [f"fixtures/{LAWS_FILE.name}"]
 
 
+def missing_references(course: Course) -> list[str]:
+    """What the specs promise and reference/ lacks: an exercise is written in every framework its spec's
+    `frameworks:` lists (all of them when it lists none), so each needs its reference there. Everything generated
+    is made from those files; without this, the first generator to read one stopped with a traceback."""
+    problems = []
+    for exercise in course.all_coded:
+        lacking = {}
+        for name in exercise.frameworks:
+            module = paths.reference_dir(frameworks.adapter(name)) / f"{exercise.module}.py"
+            shown = module.relative_to(paths.REFERENCE_DIR.parent).as_posix()
+            if not module.is_file():
+                lacking[name] = f"{shown} does not exist"
+            elif not re.search(rf"^def {exercise.function}\(", module.read_text(encoding="utf-8"), re.MULTILINE):
+                lacking[name] = f"{shown} does not define {exercise.function}"
+        if lacking:
+            listed = ("every framework, as it lists no `frameworks:`" if exercise.frameworks == FRAMEWORKS
+                      else "its `frameworks:`")
+            has = [name for name in exercise.frameworks if name not in lacking]
+            problems.append(f"spec/{exercise.id}.yaml: {exercise.id} is written in {', '.join(exercise.frameworks)} "
+                            f"({listed}), but {'; '.join(lacking.values())}: write {exercise.function} there, or "
+                            f"list only the frameworks it has a reference in (`frameworks: [{', '.join(has)}]`)"
+                            if has else f"spec/{exercise.id}.yaml: {'; '.join(lacking.values())}: write "
+                            f"{exercise.function} there")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.generate", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "notebooks", "all"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
     opts = parser.parse_args(argv)
     course = load_course(paths.SPEC_DIR)
+    if problems := missing_references(course):
+        print("\n".join(problems), file=sys.stderr)
+        return 2
     drift = []
     if opts.what in ("template", "all"):
         drift += sync_template(course, check=opts.check)

@@ -172,35 +172,40 @@ def in_framework(full: Course, assignment: Assignment, framework: str) -> Course
     return dataclasses.replace(full, title=chosen.title, assignment=chosen, everything=everything, **placed)
 
 
-def wanted_notebooks(only: tuple[str, str] | None = None) -> dict[str, str]:
+def wanted_notebooks(only: tuple[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
     """notebooks/<name> -> text, for every assignment in every framework all its exercises can be written in
-    (`only`: for this (assignment, framework) alone)."""
+    (`only`: for this (assignment, framework) alone); and notebooks/<name> -> why not, for the others."""
     full = load_course(paths.SPEC_DIR)
-    files = {}
+    files, refused = {}, {}
     for assignment in full.assignments:
         for framework in FRAMEWORKS:
             if only is not None and only != (assignment.id, framework):
                 continue
+            names = [notebook_name(assignment.id, framework, assignment.framework, lang) for lang in LANGS]
             try:
                 course = in_framework(full, assignment, framework)
-            except SpecError:  # an exercise not written in this framework: no notebook
+            except SpecError as exc:  # an exercise not written in this framework: no notebook
+                refused.update(dict.fromkeys(names, str(exc)))
                 continue
             sources = sources_of(paths.template_dir(frameworks.adapter(framework)), course)
-            for lang in LANGS:
-                name = notebook_name(assignment.id, framework, assignment.framework, lang)
+            for name, lang in zip(names, LANGS):
                 files[name] = text_of(notebook_for(course, lang, sources))
-    return files
+    return files, refused
 
 
 def sync_notebooks(*, check: bool, only: tuple[str, str] | None = None) -> list[str]:
     """Write (or with `check`, compare) notebooks/; `only` one (assignment, framework), whose files alone
     are then considered."""
-    wanted = wanted_notebooks(only)
+    wanted, refused = wanted_notebooks(only)
     present = {p.name for p in NOTEBOOK_DIR.glob("*.ipynb")} if NOTEBOOK_DIR.is_dir() else set()
     drift = sorted(n for n in wanted if n not in present or (NOTEBOOK_DIR / n).read_text(encoding="utf-8") != wanted[n])
     if only is not None:
         present &= set(wanted)
-    drift += sorted(f"{n} (not generated: remove it)" for n in present - set(wanted))
+    # a notebook left over from an assignment no longer offered in its framework says why, so that adding an
+    # exercise written in fewer frameworks does not silently take an assignment's notebooks away
+    action = "not generated: remove it" if check else "removed: no longer generated"
+    drift += sorted(f"{n} ({action}; {refused[n]})" if n in refused else f"{n} ({action})"
+                    for n in present - set(wanted))
     if not check:
         NOTEBOOK_DIR.mkdir(exist_ok=True)
         for name in present - set(wanted):

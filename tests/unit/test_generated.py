@@ -1,6 +1,7 @@
 """Generated files are current (drift checks) and the stubs keep the reference's exact API."""
 
 import inspect
+import shutil
 
 import pytest
 
@@ -100,3 +101,43 @@ def test_handout_notebooks_are_up_to_date():
 
     drift = sync_notebooks(check=True)
     assert not drift, f"run `python -m attnlab.instructor.generate notebooks`: {drift}"
+
+
+def test_an_exercise_without_its_reference_in_a_framework_is_named_before_anything_is_generated(tmp_path,
+                                                                                                monkeypatch, capsys):
+    """A spec without `frameworks:` is written in every framework; a new exercise with only its torch reference
+    stopped `generate all` with a FileNotFoundError from the notebook generator. Now nothing is written and the
+    message names the spec, the missing files and both ways out."""
+    assert generate.missing_references(load_course(paths.SPEC_DIR)) == []
+    reference = tmp_path / "reference"
+    shutil.copytree(paths.REFERENCE_DIR, reference, ignore=shutil.ignore_patterns("__pycache__"))
+    (reference / "numpy" / "softmax.py").unlink()
+    rope = reference / "jax" / "rope.py"
+    rope.write_text(rope.read_text(encoding="utf-8").replace("def run_rope(", "def run_rope_mine("), encoding="utf-8")
+    monkeypatch.setattr(paths, "REFERENCE_DIR", reference)
+    assert generate.main(["all", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert ("spec/softmax.yaml: softmax is written in torch, numpy, jax, mindspore (every framework, as it lists no "
+            "`frameworks:`), but reference/numpy/softmax.py does not exist: write run_softmax there, or list only the "
+            "frameworks it has a reference in (`frameworks: [torch, jax, mindspore]`)") in err, err
+    assert "reference/jax/rope.py does not define run_rope:" in err
+
+
+def test_notebooks_taken_away_by_an_exercise_in_fewer_frameworks_say_why(tmp_path, monkeypatch):
+    """An exercise written in fewer frameworks than its assignment is offered in (a new one with its torch
+    reference alone, say) takes that assignment's notebooks in the others away, as it is refused there: the
+    generator says which exercise did it."""
+    from attnlab.instructor import notebooks
+
+    spec = tmp_path / "spec"
+    shutil.copytree(paths.SPEC_DIR, spec, ignore=shutil.ignore_patterns("__pycache__"))
+    cross = spec / "cross_attention.yaml"
+    cross.write_text(cross.read_text(encoding="utf-8") + "frameworks: [torch, numpy, mindspore]\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "SPEC_DIR", spec)
+    drift = notebooks.sync_notebooks(check=True, only=("modern", "jax"))
+    assert drift == [], drift  # `only` a refused pair: nothing of it is wanted, nothing present is considered
+    drift = notebooks.sync_notebooks(check=True)
+    assert ("notebooks/modern-jax.en.ipynb (not generated: remove it; assignment 'modern' is graded in jax, but "
+            "exercise 'cross_attention' can only be written in torch, numpy, mindspore (spec/cross_attention.yaml "
+            "frameworks:))") in drift
+    assert len(drift) == 2 and "notebooks/modern-jax.zh.ipynb" in drift[1], drift
