@@ -22,12 +22,12 @@ import torch
 from attnlab.core import fixtures, frameworks, inputs, laws, paths
 from attnlab.core.checks import gradients_of
 from attnlab.core.compare import tolerance_for
-from attnlab.core.diagnose import run_misconception
+from attnlab.core.diagnose import misconception_function, run_misconception
 from attnlab.core.frameworks.names import NAMES as FRAMEWORKS
 from attnlab.core.impl import find_function
 from attnlab.core.outputs import parts
 from attnlab.core.quiz import answers_template
-from attnlab.core.spec import Course, ExerciseSpec, QuizSpec, Tolerance
+from attnlab.core.spec import Course, ExerciseSpec, QuizSpec, SpecError, Tolerance
 from attnlab.core.spec_load import load_course
 
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -225,6 +225,26 @@ def missing_references(course: Course) -> list[str]:
                             f"list only the frameworks it has a reference in (`frameworks: [{', '.join(has)}]`)"
                             if has else f"spec/{exercise.id}.yaml: {'; '.join(lacking.values())}: write "
                             f"{exercise.function} there")
+        problems += _missing_misconceptions(exercise)
+    return problems
+
+
+def _missing_misconceptions(exercise: ExerciseSpec) -> list[str]:
+    """The spec's misconception ids without their function in reference/misconceptions/<id>.py (the fixtures
+    hold each one's output, so the generator needs every one)."""
+    where = f"reference/misconceptions/{exercise.id}.py"
+    problems = []
+    for misconception in exercise.misconceptions:
+        try:
+            misconception_function(exercise, misconception)
+        except LookupError:
+            problems.append(f"spec/{exercise.id}.yaml: misconception {misconception.id!r} has no function in {where}")
+        except ImportError as exc:
+            if exc.name != f"reference.misconceptions.{exercise.id}":
+                return [f"{where} does not import: {type(exc).__name__}: {exc}"]
+            ids = ", ".join(m.id for m in exercise.misconceptions)
+            return [f"spec/{exercise.id}.yaml lists misconceptions ({ids}), but {where} does not exist: write one "
+                    f"function per id, taking {exercise.function}'s arguments"]
     return problems
 
 
@@ -233,7 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=["template", "fixtures", "viz", "laws", "schema", "notebooks", "all"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of date")
     opts = parser.parse_args(argv)
-    course = load_course(paths.SPEC_DIR)
+    try:
+        course = load_course(paths.SPEC_DIR)
+    except SpecError as exc:  # a broken spec: its file and key, as grade.py and attnlab say it
+        print(f"python -m attnlab.instructor.generate: {exc}", file=sys.stderr)
+        return 2
     if problems := missing_references(course):
         print("\n".join(problems), file=sys.stderr)
         return 2

@@ -37,7 +37,7 @@ from attnlab.core import config, frameworks, paths
 from attnlab.core.impl import FileImpl
 from attnlab.core.results import CheckResult
 from attnlab.core.scoring import make_context, run_checks
-from attnlab.core.spec import Course
+from attnlab.core.spec import Course, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
 
@@ -215,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     config.add_arguments(parser, ("framework",))  # here: only this framework's entries
     args = parser.parse_args(argv)
     args.exercise = args.exercise or args.exercise_id
-    course = load_course(paths.SPEC_DIR)
+    try:
+        course = load_course(paths.SPEC_DIR)
+    except SpecError as exc:
+        print(f"python -m attnlab.instructor.mutants: {exc}", file=sys.stderr)
+        return 2
     mutants = [m for m in discover(args.root) if args.exercise in (None, m.exercise)
                and args.framework in (None, m.framework)]
     absent = sorted({m.framework for m in mutants if not m.adapter.available()})

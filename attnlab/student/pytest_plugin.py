@@ -88,7 +88,11 @@ def _collected(config) -> set[str]:
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".yaml" or file_path.parent.resolve() != paths.SPEC_DIR.resolve():
         return None
-    return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in _collected(parent.config) else None
+    try:
+        wanted = _collected(parent.config)
+    except pytest.UsageError as exc:  # a broken spec: its file and key alone, not pytest's and pluggy's frames
+        raise pytest.Collector.CollectError(str(exc)) from None
+    return ExerciseFile.from_parent(parent, path=file_path) if file_path.stem in wanted else None
 
 
 class ExerciseFile(pytest.File):

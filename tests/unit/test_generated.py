@@ -141,3 +141,37 @@ def test_notebooks_taken_away_by_an_exercise_in_fewer_frameworks_say_why(tmp_pat
             "exercise 'cross_attention' can only be written in torch, numpy, mindspore (spec/cross_attention.yaml "
             "frameworks:))") in drift
     assert len(drift) == 2 and "notebooks/modern-jax.zh.ipynb" in drift[1], drift
+
+
+def _spec_copy(tmp_path, monkeypatch, exercise: str, old: str, new: str):
+    spec = tmp_path / "spec"
+    shutil.copytree(paths.SPEC_DIR, spec, ignore=shutil.ignore_patterns("__pycache__"))
+    path = spec / f"{exercise}.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    monkeypatch.setattr(paths, "SPEC_DIR", spec)
+    return spec
+
+
+def test_a_broken_spec_stops_generate_and_mutants_with_its_file_and_key_not_a_traceback(tmp_path, monkeypatch,
+                                                                                        capsys):
+    from attnlab.instructor import mutants
+
+    spec = _spec_copy(tmp_path, monkeypatch, "scaled_dot_product_attention", "    output_dim: -2\n", "")
+    expected = (f"{spec}/scaled_dot_product_attention.yaml: properties[0].output_dim: expected a value: law "
+                "'permutation_equivariance' requires 'output_dim'")
+    assert generate.main(["all", "--check"]) == 2
+    assert capsys.readouterr().err == f"python -m attnlab.instructor.generate: {expected}\n"
+    assert mutants.main(["scaled_dot_product_attention"]) == 2
+    assert capsys.readouterr().err == f"python -m attnlab.instructor.mutants: {expected}\n"
+
+
+def test_a_misconception_without_its_function_is_named_before_anything_is_generated(tmp_path, monkeypatch, capsys):
+    """The fixtures hold every misconception's output: one listed in the spec and not written stopped the fixture
+    generator with a LookupError's traceback, after the template and notebooks were written."""
+    _spec_copy(tmp_path, monkeypatch, "softmax", "misconceptions:\n",
+               'misconceptions:\n  - id: not_written\n    message: {en: "x", zh: "x"}\n')
+    assert generate.main(["all", "--check"]) == 2
+    assert capsys.readouterr().err == ("spec/softmax.yaml: misconception 'not_written' has no function in "
+                                       "reference/misconceptions/softmax.py\n")

@@ -2,6 +2,7 @@
 spec/<id>.yaml, `--impl` as a relative or absolute path, a points table."""
 
 import re
+import shutil
 
 import pytest
 
@@ -117,3 +118,22 @@ def test_attack_data_is_never_collected(pytester):
                                            "-m", "causal_mask")
     assert result.ret == 1, result.stdout.str()[-1500:]
     assert "not implemented" in result.outlines[-1]
+
+
+def test_a_broken_spec_is_one_collection_error_naming_its_file_and_key(pytester, monkeypatch):
+    """An instructor's slip in a spec reaches `pytest spec/` as the loader's sentence (file, key, what was
+    expected), not as pytest's and pluggy's frames around it. A copy of the harness with one broken spec,
+    imported ahead of the installed one."""
+    root = pytester.path / "course"
+    for folder in ("attnlab", "spec"):
+        shutil.copytree(paths.ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = root / "spec" / "scaled_dot_product_attention.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("    output_dim: -2\n", "", 1), encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(root))
+    result = pytester.runpytest_subprocess(str(root / "spec"), "-q", "-p", "no:cacheprovider", "--impl",
+                                           str(paths.TEMPLATE_DIR))
+    out = result.stdout.str()
+    assert result.ret == 2 and "ERROR collecting" in out, out
+    assert (f"{spec}: properties[0].output_dim: expected a value: law 'permutation_equivariance' requires "
+            "'output_dim'") in out
+    assert "pluggy" not in out and "pytest_plugin.py" not in out, out
