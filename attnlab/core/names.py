@@ -9,6 +9,7 @@ import unicodedata
 
 MAX_NAME = 80
 SUBMIT_SUFFIX = "-submission"  # `attnlab submit` writes <name>-submission.zip
+TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar")  # what grade.py unpacks too
 
 
 def _kept(ch: str) -> bool:
@@ -34,9 +35,10 @@ def display_name(text: str) -> str:
 
 
 def stem_of(file_name: str) -> str:
-    """A file's name without `.zip` or `.ipynb` and without the `-submission` that `attnlab submit` adds."""
+    """A file's name without `.zip`, `.ipynb` or a tar archive's suffix, and without the `-submission` that
+    `attnlab submit` adds."""
     stem = file_name
-    for suffix in (".zip", ".ipynb"):
+    for suffix in (".zip", ".ipynb", *TAR_SUFFIXES):
         stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
     if stem.lower().endswith(SUBMIT_SUFFIX) and len(stem) > len(SUBMIT_SUFFIX):
         stem = stem[: -len(SUBMIT_SUFFIX)]

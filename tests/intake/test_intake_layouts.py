@@ -429,3 +429,27 @@ def test_a_whole_handout_handed_in_is_its_students_package(tmp_path):
     assert sorted(found(klass)) == ["li", "wei"]
     both = write_tree(tmp_path / "both", {**under("a", package_files(TEMPLATE)), **under("b", package_files(TEMPLATE))})
     assert "two candidate packages: a, b" in problem(Submission("both", both), tmp_path)  # templates alone: named
+
+
+def test_a_class_of_folders_zips_and_tars_is_one_submission_each_and_a_rar_says_what_it_is(tmp_path):
+    """Students of one class hand in what their machine makes: a zip (Windows), a .tar.gz (macOS, Linux),
+    a .rar or .7z (WinRAR, 7-Zip). The tar is graded as the zip is, named without its suffix; the RAR is
+    its own submission, whose message says what it is and what to do, not "no package found"."""
+    import io
+    import tarfile
+
+    inner = submitted(PARTIAL, "wei", tmp_path)
+    tar = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(inner)) as zf, tarfile.open(fileobj=tar, mode="w:gz") as tf:
+        for info in zf.infolist():
+            data = zf.read(info)
+            member = tarfile.TarInfo(info.filename)
+            member.size = len(data)
+            tf.addfile(member, io.BytesIO(data))
+    root = write_tree(tmp_path / "class", {"wei.zip": inner, "li.tar.gz": tar.getvalue(),
+                                          "zhang.rar": b"Rar!\x1a\x07\x00" + b"\0" * 40})
+    subs = found(root)
+    assert sorted(subs) == ["li", "wei", "zhang.rar"]
+    assert (package_of(subs["li"], tmp_path) / "softmax.py").read_bytes() == \
+        (package_of(subs["wei"], tmp_path) / "softmax.py").read_bytes()
+    assert problem(subs["zhang.rar"], tmp_path).startswith("zhang.rar: a RAR archive, which grade.py does not unpack")

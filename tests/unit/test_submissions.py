@@ -99,3 +99,99 @@ def test_not_a_zip(tmp_path):
     fake = tmp_path / "fake.zip"
     fake.write_bytes(b"this is not a zip")
     assert "not a readable zip" in prepare_err(tmp_path, fake)
+
+
+def tar_with(path, entries, mode="w:gz"):
+    """A tar archive of (TarInfo or name, bytes) entries."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, mode) as tf:
+        for name, data in entries:
+            info = name if isinstance(name, tarfile.TarInfo) else tarfile.TarInfo(name)
+            if info.name.endswith("/"):
+                info.type = tarfile.DIRTYPE
+            if info.isreg():
+                info.size = len(data)
+            tf.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return path
+
+
+def template_entries(prefix: str) -> list[tuple[str, bytes]]:
+    return [(f"{prefix}{f.name}", f.read_bytes()) for f in sorted(paths.TEMPLATE_DIR.glob("*.*"))]
+
+
+@pytest.mark.parametrize("suffix, mode", [(".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar", "w"),
+                                          (".tar.bz2", "w:bz2"), (".tar.xz", "w:xz")])
+def test_a_tar_archive_as_macos_and_linux_make_it_is_graded_like_a_zip(tmp_path, suffix, mode):
+    """`tar czf hw.tgz hw/` (what macOS's and Linux's students reach for): its package found at any depth, its
+    tool folders skipped, a device file or fifo ignored; named as its zip would be."""
+    import tarfile
+
+    from attnlab.core.names import stem_of
+
+    fifo = tarfile.TarInfo("./hw/pipe")
+    fifo.type = tarfile.FIFOTYPE
+    archive = tar_with(tmp_path / f"alice{suffix}", [("./hw/", b""), *template_entries("./hw/"), (fifo, b""),
+                                                       ("./hw/__pycache__/softmax.cpython-311.pyc", b"\0" * 10),
+                                                       ("./hw/.venv/lib/site.py", b"x")], mode)
+    pkg = prepare(Submission("alice", archive), tmp_path / "work", MARKERS)
+    assert pkg.name == "hw" and (pkg / "softmax.py").read_bytes() == (paths.TEMPLATE_DIR / "softmax.py").read_bytes()
+    assert not (pkg / "pipe").exists() and not (pkg / "__pycache__").exists() and not (pkg / ".venv").exists()
+    assert stem_of(archive.name) == "alice"
+
+
+@pytest.mark.parametrize("name", ["../evil.py", "/etc/evil.py", "hw/../../evil.py"])
+def test_tar_entries_escaping_are_refused(tmp_path, name):
+    archive = tar_with(tmp_path / "s.tgz", [*template_entries("hw/"), (name, b"x")])
+    assert "archive entry escapes the submission" in prepare_err(tmp_path, archive)
+    assert not (tmp_path / "evil.py").exists()
+
+
+@pytest.mark.parametrize("kind", ["SYMTYPE", "LNKTYPE"])
+def test_tar_links_are_refused(tmp_path, kind):
+    import tarfile
+
+    link = tarfile.TarInfo("hw/secret.py")
+    link.type, link.linkname = getattr(tarfile, kind), "/etc/passwd"
+    archive = tar_with(tmp_path / "s.tgz", [*template_entries("hw/"), (link, b"")])
+    assert "archive entry is a link: 'hw/secret.py'" in prepare_err(tmp_path, archive)
+
+
+def test_tar_bomb_and_a_promised_size_are_stopped_before_filling_the_disk(tmp_path):
+    """A gzip of zeros inflates about 1000×: stopped at the zip's ratio while writing. A header promising more
+    than a tar may hold in all is refused before its bytes are read (tar is read in order, so skipping it would
+    mean inflating it)."""
+    import tarfile
+
+    from attnlab.grade.batch import unpack
+
+    bomb = tar_with(tmp_path / "bomb.tgz", [*template_entries("hw/"), ("hw/zeros.py", b"\0" * (MAX_TOTAL_BYTES // 2))])
+    assert "inflates suspiciously" in prepare_err(tmp_path, bomb)
+    huge = tarfile.TarInfo("hw/huge.bin")
+    huge.size = unpack.MAX_TAR_SCAN + 1
+    with tarfile.open(tmp_path / "huge.tar", "w") as tf:  # the header alone: the archive ends where data would be
+        tf.addfile(huge)
+    assert "the archive inflates to more than 512 MB" in prepare_err(tmp_path, tmp_path / "huge.tar")
+
+
+def test_a_damaged_tar_and_archives_not_unpacked_say_what_they_are(tmp_path):
+    whole = tar_with(tmp_path / "whole.tgz", template_entries("hw/"))
+    cut = tmp_path / "cut.tgz"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    assert "not a readable tar archive" in prepare_err(tmp_path, cut)
+    folder = tmp_path / "bob"
+    folder.mkdir()
+    (folder / "作业.rar").write_bytes(b"Rar!\x1a\x07\x01\x00" + os.urandom(64))
+    assert prepare_err(tmp_path, folder) == (
+        "作业.rar: a RAR archive, which grade.py does not unpack (it reads .zip, and .tar, .tar.gz, .tgz, .tar.bz2, "
+        ".tar.xz): ask for a zip of the package folder, or unpack it into a folder and grade that")
+
+
+def test_a_tar_inside_an_upload_is_unpacked_as_a_zip_there_is(tmp_path):
+    """An LMS that keeps the student's file (Canvas, Moodle, Gradescope) holds the tar inside their upload."""
+    folder = tmp_path / "carol"
+    folder.mkdir()
+    tar_with(folder / "hw.tar.gz", template_entries("hw/"))
+    pkg = prepare(Submission("carol", folder), tmp_path / "work", MARKERS)
+    assert pkg.name == "hw" and (pkg / "rope.py").is_file()

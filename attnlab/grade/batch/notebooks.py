@@ -12,7 +12,7 @@ from pathlib import Path
 
 from attnlab.core.i18n import t
 from attnlab.core.notebook_source import MAX_NOTEBOOK_BYTES, SUMMARY, NotebookError, as_package
-from attnlab.grade.batch.unpack import BadSubmission
+from attnlab.grade.batch.unpack import BadSubmission, is_archive
 
 SUFFIX = ".ipynb"
 
@@ -22,8 +22,8 @@ def is_notebook(name: str) -> bool:
 
 
 def is_upload_file(name: str) -> bool:
-    """A file that holds a whole submission by itself: a zip or a notebook."""
-    return name.lower().endswith(".zip") or is_notebook(name)
+    """A file that holds a whole submission by itself: a zip or tar archive, or a notebook."""
+    return is_archive(name) or is_notebook(name)
 
 
 def copy_notebook(source: Path, upload: Path) -> None:

@@ -1,11 +1,11 @@
 """One submission: where its files are, who handed it in, and its package, found in a private copy.
 
-A Submission is a directory, a .zip, or part of an LMS export (intake.py decides which). `prepare` copies
-it (unpack.py: every safety check made while copying) and finds the one directory holding the exercise
-modules, at any depth: `student/attention/...` inside a zip is found as well as `attention/...`. No such
-directory, or two, is a per-submission message naming what was found; a zip inside the upload (an LMS that
-keeps the student's zip as a file) is unpacked once when the upload holds no package itself, and a notebook
-(.ipynb) is made into the package its code cells are (notebooks.py).
+A Submission is a directory, a .zip or tar archive, a notebook, or part of an LMS export (intake.py decides
+which). `prepare` copies it (unpack.py: every safety check made while copying) and finds the one directory
+holding the exercise modules, at any depth: `student/attention/...` inside a zip is found as well as
+`attention/...`. No such directory, or two, is a per-submission message naming what was found; a zip (or tar)
+inside the upload (an LMS that keeps the student's zip as a file) is unpacked once when the upload holds no
+package itself, and a notebook (.ipynb) is made into the package its code cells are (notebooks.py).
 """
 
 import functools
@@ -25,7 +25,11 @@ from attnlab.grade.batch.unpack import (
     Members,
     class_zip,
     copy_tree,
+    extract_archive,
+    extract_tar,
     extract_zip,
+    is_tar,
+    not_unpacked,
     taken_files,
     walk_files,
 )
@@ -90,7 +94,7 @@ class Origin:
 @dataclass(frozen=True)
 class Submission:
     name: str  # unique in a grading run: results are DIR/<name>.json
-    source: Path  # a directory, a .zip or a notebook (.ipynb)
+    source: Path  # a directory, a .zip or tar archive, or a notebook (.ipynb)
     members: Members = ()  # when set, only these parts of source (an LMS export holding the whole class)
     origin: Origin | None = None
 
@@ -195,6 +199,8 @@ def locate(root: Path, markers: frozenset[str], listed: list[str] | None = None)
     seen = sorted(listed if listed is not None else (rel for rel, _ in walk_files(root)))
     if not seen:
         raise BadSubmission("upload.empty")
+    if unread := [rel for rel in seen if not_unpacked(rel)]:  # a .rar or .7z: say so, not "no package"
+        raise BadSubmission("upload.not_unpacked", found=_shown(unread), kind=not_unpacked(unread[0]))
     raise BadSubmission("intake.no_package", modules=", ".join(sorted(markers)), found=_shown(seen))
 
 
@@ -204,6 +210,8 @@ def _copy_in(submission: Submission, target: Path) -> None:
         raise BadSubmission("upload.missing", path=str(src))
     if src.is_file() and src.name.lower().endswith(".zip"):
         count = extract_zip(src, target, submission.members)
+    elif src.is_file() and is_tar(src.name) and not submission.members:
+        count = extract_tar(src, target)
     elif src.is_file() and notebooks.is_notebook(src.name) and not submission.members:
         count = 1
         notebooks.copy_notebook(src, target)
@@ -231,7 +239,7 @@ def prepare(submission: Submission, workdir: Path, markers: frozenset[str],
         return notebooks.package_of(upload / found, workdir, data_files, libraries)
     inner = workdir / "inner"  # the upload held one zip and no package: the package is in that zip
     inner.mkdir()
-    extract_zip(upload / found, inner)
+    extract_archive(upload / found, inner)
     package = locate(inner, markers)
     if isinstance(package, str) and notebooks.is_notebook(package):
         return notebooks.package_of(inner / package, workdir, data_files, libraries)

@@ -1,5 +1,6 @@
-"""Copying an upload into a private directory: all of a zip or a directory, or the members that belong to
-one student of an LMS export, with every safety check made while copying.
+"""Copying an upload into a private directory: all of a zip, a tar archive (.tar, .tar.gz, .tgz, .tar.bz2,
+.tar.xz: what macOS and Linux make) or a directory, or the members that belong to one student of an LMS export,
+with every safety check made while copying.
 
 Refused with a per-submission message: zip entries escaping with ../ or absolute paths, symlinks (in a zip
 or a directory), non-UTF-8 names, zip bombs (caps on entries, total size and ratio, counted on the bytes
@@ -12,12 +13,14 @@ import bisect
 import os
 import shutil
 import stat
+import tarfile
 import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from attnlab.core.i18n import Message
+from attnlab.core.names import TAR_SUFFIXES
 from attnlab.grade.sandbox.scratch import MAX_SUBMISSION_BYTES, MAX_SUBMISSION_FILES
 
 MAX_ENTRIES = 2000  # files taken from one student's zip
@@ -26,6 +29,9 @@ MAX_RATIO = 200
 MAX_LISTING = 200_000  # entries a zip may list at all (a class's LMS export holds every student's)
 CHUNK = 1 << 16
 TOOL_DIRS = frozenset({"__MACOSX", "__pycache__", "venv", "site-packages", "node_modules"})
+MAX_TAR_SCAN = 512 * 1024 * 1024  # bytes a tar may hold in all: its members are read in turn, skipped ones too
+# archives students make that grade.py does not unpack (no reader in the standard library), by suffix
+NOT_UNPACKED = {".rar": "RAR", ".7z": "7-Zip", ".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "Zstandard"}
 
 
 
@@ -60,6 +66,73 @@ def placed(rel: str, members: Members) -> str | None:
         elif rel == src:
             return dst
     return None
+
+
+def is_tar(name: str) -> bool:
+    return name.lower().endswith(TAR_SUFFIXES)
+
+
+def is_archive(name: str) -> bool:
+    """A file grade.py unpacks: a zip or a tar archive."""
+    return name.lower().endswith(".zip") or is_tar(name)
+
+
+def not_unpacked(name: str) -> str | None:
+    """The kind of archive `name` is when grade.py does not unpack it (RAR, 7-Zip, ...), else None."""
+    if is_archive(name):
+        return None
+    return next((kind for suffix, kind in NOT_UNPACKED.items() if name.lower().endswith(suffix)), None)
+
+
+def extract_archive(archive: Path, target: Path) -> int:
+    """All of a zip or a tar archive (by its name) into `target`; the number of files written."""
+    return extract_tar(archive, target) if is_tar(archive.name) else extract_zip(archive, target)
+
+
+def extract_tar(archive: Path, target: Path) -> int:
+    """Every regular file of a tar archive (compressed or not) into `target`, with a zip's checks: a name that
+    escapes, a link (symbolic or hard), too many files, too many bytes written and too many for the archive's
+    size (a bomb) are refused; tool folders and hidden files are skipped. Members are read in order, so one
+    whose header promises more than the archive may hold in all is refused before its bytes are read."""
+    limit = MAX_RATIO * max(archive.stat().st_size, 1) + CHUNK
+    scanned = written = count = listed = 0
+    try:
+        with tarfile.open(archive, "r:*") as tf:
+            while (member := tf.next()) is not None:
+                listed += 1
+                scanned += member.size
+                if listed > MAX_LISTING:
+                    raise BadSubmission("upload.too_many_entries", count=listed, limit=MAX_LISTING)
+                if scanned > MAX_TAR_SCAN:
+                    raise BadSubmission("upload.too_big", mb=MAX_TAR_SCAN >> 20)
+                if member.isdir() or member.name.endswith("/"):  # a directory, whatever its type says
+                    continue
+                name = member.name
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError:  # tarfile keeps undecodable bytes as surrogates
+                    raise BadSubmission("upload.name_not_utf8", name=repr(name)) from None
+                rel = _check_name(name, name)
+                if member.issym() or member.islnk():
+                    raise BadSubmission("upload.tar_link", name=repr(name))
+                if not member.isreg() or skipped(name):
+                    continue  # a device or fifo creates nothing; a tool's file is not the student's
+                count += 1
+                if count > MAX_ENTRIES:
+                    raise BadSubmission("upload.too_many_entries", count=count, limit=MAX_ENTRIES)
+                dest = target.joinpath(*rel.parts)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                with tf.extractfile(member) as src, open(dest, "wb") as out:
+                    while chunk := src.read(CHUNK):
+                        written += len(chunk)
+                        if written > MAX_TOTAL_BYTES:
+                            raise BadSubmission("upload.too_big", mb=MAX_TOTAL_BYTES >> 20)
+                        if written > limit:
+                            raise BadSubmission("upload.bomb", name=repr(name))
+                        out.write(chunk)
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:  # zlib.error and lzma.LZMAError are OSError
+        raise BadSubmission("upload.bad_tar", problem=str(exc)) from None
+    return count
 
 
 def _check_name(name: str, shown: str) -> PurePosixPath:
