@@ -89,7 +89,7 @@ def test_broken_upload_is_graded_with_a_message(batch):
 
 
 def test_summary_csv_has_a_row_per_submission_and_a_column_per_exercise(batch):
-    rows = list(csv.DictReader((batch["out"] / "summary.csv").open()))
+    rows = list(csv.DictReader((batch["out"] / "summary.csv").open(encoding="utf-8-sig")))
     assert [r["submission"] for r in rows] == ["alice_partial", "broken", "reference"]
     assert list(rows[0])[3:3 + len(EXERCISE_IDS)] == EXERCISE_IDS
     assert tuple(rows[0])[3 + len(EXERCISE_IDS):] == ORIGIN_COLUMNS  # who and where from, after the scores

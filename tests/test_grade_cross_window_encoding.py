@@ -44,7 +44,7 @@ def graded(tmp_path_factory):
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = {name: {e["id"]: e for e in json.loads((out / f"{name}.json").read_text())["exercises"]}
                for name in (odd.name, "reference", paths.TEMPLATE_DIR.name, "buggy")}
-    return {**results, "stderr": proc.stderr, "summary": (out / "summary.csv").read_text()}
+    return {**results, "stderr": proc.stderr, "summary": (out / "summary.csv").read_text(encoding="utf-8-sig")}
 
 
 def test_the_reference_earns_every_point(graded):

@@ -56,7 +56,7 @@ def test_merge_combines_shards_and_accepts_identical_duplicates(tmp_path, capsys
     a = write(tmp_path / "a", result("ann", 8.0), result("bob", 4.0))
     b = write(tmp_path / "b", result("cid", 0.0), result("bob", 4.0, started="2024-02-02T00:00:00+00:00"))
     assert merge.main([str(a), str(b), "--out", str(tmp_path / "all")]) == 0
-    rows = (tmp_path / "all" / "summary.csv").read_text().splitlines()
+    rows = (tmp_path / "all" / "summary.csv").read_text(encoding="utf-8-sig").splitlines()
     assert [r.split(",")[0] for r in rows] == ["submission", "ann", "bob", "cid"]
     assert json.loads((tmp_path / "all" / "grading-run.json").read_text()) == {"seed": 7, "secret": None}
     assert "bob" in capsys.readouterr().out
@@ -91,7 +91,7 @@ def test_merge_refuses_a_shard_not_given_or_left_unfinished_unless_partial(tmp_p
     assert f"{b} (shard 1/2) has no finished result for 2 of its 3 submissions (dan, eve)" in err
     assert merge.main([str(a), str(b), "--out", str(tmp_path / "all"), "--partial"]) == 0
     assert "--partial" in capsys.readouterr().err
-    rows = (tmp_path / "all" / "summary.csv").read_text().splitlines()
+    rows = (tmp_path / "all" / "summary.csv").read_text(encoding="utf-8-sig").splitlines()
     assert [r.split(",")[0] for r in rows] == ["submission", "ann", "bob", "cid"]
     assert not (tmp_path / "all" / "grading-shard.json").exists()  # the merge is one class, not a shard
     (b / "grading-shard.json").write_text(json.dumps({"shard": [1, 3], "submissions": ["cid"]}))
@@ -114,7 +114,7 @@ def test_sharded_runs_merge_into_one_summary(tmp_path):
     merged = subprocess.run([sys.executable, "grade.py", "merge", str(tmp_path / "shard0"),
                              str(tmp_path / "shard1"), "--out", str(tmp_path / "all")],
                             cwd=REPO, check=True, capture_output=True, text=True)
-    rows = (tmp_path / "all" / "summary.csv").read_text().splitlines()
+    rows = (tmp_path / "all" / "summary.csv").read_text(encoding="utf-8-sig").splitlines()
     assert sorted(r.split(",")[0] for r in rows[1:]) == ["s_one", "s_three", "s_two"]
     assert "s_three" in merged.stdout
     slices = [json.loads((tmp_path / f"shard{i}" / "grading-shard.json").read_text()) for i in (0, 1)]

@@ -90,7 +90,7 @@ def test_one_result_per_student_with_its_name_score_and_origin(graded, layout):
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_summary_csv_carries_the_metadata(graded, layout):
     _, expected, out = graded[layout]
-    rows = {r["submission"]: r for r in csv.DictReader((out / "summary.csv").open(encoding="utf-8"))}
+    rows = {r["submission"]: r for r in csv.DictReader((out / "summary.csv").open(encoding="utf-8-sig"))}
     assert sorted(rows) == sorted(expected)
     header = list(next(iter(rows.values())))
     assert header == ["submission", "score", "max_score", *EXERCISE_IDS, *ORIGIN_COLUMNS]

@@ -230,3 +230,13 @@ def test_gradescope_results_say_not_graded():
     data = outputs.gradescope(made)
     assert data["output"] == f"NOT GRADED: {EMPTY}" and data["tests"] == []
     assert data["extra_data"] == {"graded": False, "not_graded": EMPTY}
+
+
+def test_summary_csv_starts_with_a_byte_order_mark_so_excel_reads_every_script(tmp_path):
+    """Excel and WPS read a CSV without a byte-order mark in the machine's code page: a UTF-8 李华 or Yorùbá
+    name came out as mojibake in the file an instructor opens first."""
+    out = write_results(tmp_path / "out", RESULTS + MOODLE)
+    path = outputs.write_summary(out, ["softmax"])
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfsubmission,score,") and raw.count(b"\xef\xbb\xbf") == 1
+    assert raw.decode("utf-8-sig") == outputs.summary_csv(RESULTS + MOODLE, ["softmax"])

@@ -124,9 +124,11 @@ def summary_csv(results: list[dict], exercise_ids: list[str]) -> str:
 
 
 def write_summary(out_dir: Path, exercise_ids: list[str]) -> Path:
+    """DIR/summary.csv, in UTF-8 with a byte-order mark: Excel (and WPS) read a CSV without one in the
+    machine's code page, and a class's 李华 or Adébáyọ̀ came out as mojibake (Python: encoding="utf-8-sig")."""
     results = [r for p in sorted(out_dir.glob("*.json")) if (r := read_result(p)) is not None]
     path = out_dir / "summary.csv"
-    atomic_write(path, summary_csv(results, exercise_ids))
+    atomic_write(path, "\ufeff" + summary_csv(results, exercise_ids))
     return path
 
 
