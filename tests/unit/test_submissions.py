@@ -158,21 +158,43 @@ def test_tar_links_are_refused(tmp_path, kind):
     assert "archive entry is a link: 'hw/secret.py'" in prepare_err(tmp_path, archive)
 
 
-def test_tar_bomb_and_a_promised_size_are_stopped_before_filling_the_disk(tmp_path):
-    """A gzip of zeros inflates about 1000×: stopped at the zip's ratio while writing. A header promising more
-    than a tar may hold in all is refused before its bytes are read (tar is read in order, so skipping it would
-    mean inflating it)."""
+def test_tar_bombs_are_stopped_before_filling_the_disk_or_the_judges_memory(tmp_path):
+    """A gzip of zeros inflates about 1000×: stopped at the zip's ratio (200× the archive), and a member whose
+    header promises more than that is refused before its bytes are read (a tar is read in order: skipping it
+    means inflating it). A GNU long name of 300 MB (300 kB of gzip) is read whole by tarfile, however
+    long: everything inflated counts against the cap, so the judge holds at most 200× the archive."""
+    import io
     import tarfile
-
-    from attnlab.grade.batch import unpack
+    import tracemalloc
 
     bomb = tar_with(tmp_path / "bomb.tgz", [*template_entries("hw/"), ("hw/zeros.py", b"\0" * (MAX_TOTAL_BYTES // 2))])
-    assert "inflates suspiciously" in prepare_err(tmp_path, bomb)
+    assert prepare_err(tmp_path, bomb) == "bomb.tgz inflates to more than 200 times its size (an archive bomb?)"
     huge = tarfile.TarInfo("hw/huge.bin")
-    huge.size = unpack.MAX_TAR_SCAN + 1
+    huge.size = 1 << 40
     with tarfile.open(tmp_path / "huge.tar", "w") as tf:  # the header alone: the archive ends where data would be
         tf.addfile(huge)
-    assert "the archive inflates to more than 512 MB" in prepare_err(tmp_path, tmp_path / "huge.tar")
+    assert prepare_err(tmp_path, tmp_path / "huge.tar") == \
+        "huge.tar inflates to more than 200 times its size (an archive bomb?)"
+    name = tarfile.TarInfo("././@LongLink")
+    name.type, name.size = tarfile.GNUTYPE_LONGNAME, 300 << 20
+
+    class Zeros(io.RawIOBase):
+        def readinto(self, buffer):
+            buffer[:] = bytes(len(buffer))
+            return len(buffer)
+
+    with tarfile.open(tmp_path / "long.tgz", "w:gz", format=tarfile.GNU_FORMAT) as tf:
+        tf.addfile(name, Zeros())
+        tf.addfile(tarfile.TarInfo("hw/softmax.py"), io.BytesIO(b""))
+    tracemalloc.start()
+    try:
+        said = prepare_err(tmp_path, tmp_path / "long.tgz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    cap = 200 * (tmp_path / "long.tgz").stat().st_size + (1 << 20)
+    assert said == "long.tgz inflates to more than 200 times its size (an archive bomb?)" and peak < cap + (8 << 20)
+    assert cap < 100 << 20, cap  # against the 300 MB tarfile alone would have read
 
 
 def test_a_damaged_tar_and_archives_not_unpacked_say_what_they_are(tmp_path):

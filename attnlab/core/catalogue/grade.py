@@ -21,6 +21,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "upload.too_big": {"en": "the archive inflates to more than {mb} MB", "zh": "压缩包解压后超过 {mb} MB"},
     "upload.bomb": {"en": "archive entry {name} inflates suspiciously (a zip bomb?)",
                     "zh": "压缩包条目 {name} 的解压比例异常（压缩炸弹？）"},
+    "upload.archive_bomb": {"en": "{name} inflates to more than {ratio} times its size (an archive bomb?)",
+                            "zh": "{name} 解压后超过其大小的 {ratio} 倍（压缩炸弹？）"},
     "upload.missing": {"en": "{path} does not exist", "zh": "{path} 不存在"},
     "upload.not_dir_or_zip": {"en": "{path} is neither a directory, a zip or tar archive nor a notebook",
                               "zh": "{path} 既不是目录、zip 或 tar 压缩包，也不是笔记本"},

@@ -10,6 +10,10 @@ virtual environment included, is graded on their package alone.
 """
 
 import bisect
+import bz2
+import gzip
+import io
+import lzma
 import os
 import shutil
 import stat
@@ -29,7 +33,7 @@ MAX_RATIO = 200
 MAX_LISTING = 200_000  # entries a zip may list at all (a class's LMS export holds every student's)
 CHUNK = 1 << 16
 TOOL_DIRS = frozenset({"__MACOSX", "__pycache__", "venv", "site-packages", "node_modules"})
-MAX_TAR_SCAN = 512 * 1024 * 1024  # bytes a tar may hold in all: its members are read in turn, skipped ones too
+MAX_TAR_SCAN = 4 * MAX_TOTAL_BYTES  # bytes a tar may inflate to in all: it is read in order, skipped members too
 # archives students make that grade.py does not unpack (no reader in the standard library), by suffix
 NOT_UNPACKED = {".rar": "RAR", ".7z": "7-Zip", ".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "Zstandard"}
 
@@ -89,22 +93,62 @@ def extract_archive(archive: Path, target: Path) -> int:
     return extract_tar(archive, target) if is_tar(archive.name) else extract_zip(archive, target)
 
 
+class _Capped(io.RawIOBase):
+    """The inflated bytes of a tar, read through a count: past `cap` it raises. tarfile reads a member's header,
+    a long name's or a pax header's record whole, however large its header says it is: uncapped, a few MB of
+    gzip could make the judge allocate gigabytes before any check saw a member."""
+
+    def __init__(self, inner, cap: int, refusal: BadSubmission):
+        self.inner, self.cap, self.refusal, self.count = inner, cap, refusal, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        room = self.cap - self.count + 1
+        if room <= 0:
+            raise self.refusal
+        data = self.inner.read(min(len(buffer), room))
+        self.count += len(data)
+        if self.count > self.cap:
+            raise self.refusal
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _inflated(raw) -> io.BufferedIOBase:
+    """The tar inside `raw` (an open file), inflated by what its first bytes say it is compressed with."""
+    magic = raw.read(6)
+    raw.seek(0)
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw)
+    if magic.startswith(b"BZh"):
+        return bz2.BZ2File(raw)
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(raw)
+    return raw
+
+
 def extract_tar(archive: Path, target: Path) -> int:
     """Every regular file of a tar archive (compressed or not) into `target`, with a zip's checks: a name that
     escapes, a link (symbolic or hard), too many files, too many bytes written and too many for the archive's
-    size (a bomb) are refused; tool folders and hidden files are skipped. Members are read in order, so one
-    whose header promises more than the archive may hold in all is refused before its bytes are read."""
-    limit = MAX_RATIO * max(archive.stat().st_size, 1) + CHUNK
-    scanned = written = count = listed = 0
+    size (a bomb) are refused; tool folders and hidden files are skipped. A tar is read in order (skipping a
+    member means inflating it), so everything read counts against a cap, headers included, and a member whose
+    header promises more than that is refused before its bytes are read."""
+    size = max(archive.stat().st_size, 1)
+    cap = min(MAX_TAR_SCAN, MAX_RATIO * size + (1 << 20))
+    refusal = (BadSubmission("upload.archive_bomb", name=archive.name, ratio=MAX_RATIO) if cap < MAX_TAR_SCAN else
+               BadSubmission("upload.too_big", mb=MAX_TAR_SCAN >> 20))
+    written = count = listed = 0
     try:
-        with tarfile.open(archive, "r:*") as tf:
+        with open(archive, "rb") as raw, _inflated(raw) as inflated, \
+                tarfile.open(fileobj=io.BufferedReader(_Capped(inflated, cap, refusal), CHUNK), mode="r|") as tf:
             while (member := tf.next()) is not None:
                 listed += 1
-                scanned += member.size
                 if listed > MAX_LISTING:
                     raise BadSubmission("upload.too_many_entries", count=listed, limit=MAX_LISTING)
-                if scanned > MAX_TAR_SCAN:
-                    raise BadSubmission("upload.too_big", mb=MAX_TAR_SCAN >> 20)
+                if member.size > cap:
+                    raise refusal
                 if member.isdir() or member.name.endswith("/"):  # a directory, whatever its type says
                     continue
                 name = member.name
@@ -127,8 +171,6 @@ def extract_tar(archive: Path, target: Path) -> int:
                         written += len(chunk)
                         if written > MAX_TOTAL_BYTES:
                             raise BadSubmission("upload.too_big", mb=MAX_TOTAL_BYTES >> 20)
-                        if written > limit:
-                            raise BadSubmission("upload.bomb", name=repr(name))
                         out.write(chunk)
     except (tarfile.TarError, OSError, EOFError, ValueError) as exc:  # zlib.error and lzma.LZMAError are OSError
         raise BadSubmission("upload.bad_tar", problem=str(exc)) from None
