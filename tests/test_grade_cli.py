@@ -63,7 +63,7 @@ def test_result_json_schema(batch):
     data = load(batch["out"], "reference")
     assert set(data) == {"submission", "score", "max_score", "exercises", "started_at", "duration_s",
                          "harness_version", "assignment", "framework", "origin", "not_graded", "notebook",
-                         "source_digest"}
+                         "source_digest", "checks_digest"}
     assert re.fullmatch(r"[0-9a-f]{32}", data["source_digest"])
     assert data["assignment"] == "attention" and data["framework"] == "torch" and data["not_graded"] is None
     assert data["notebook"] is None  # a package, not a notebook
@@ -153,6 +153,13 @@ def test_a_rerun_grades_again_what_changed_since_it_was_graded(tmp_path):
     assert softmax["status"] == "passed"
     assert not load(out, "misplaced")["not_graded"]
     assert load(out, "resubmitted")["source_digest"] != before["resubmitted"]["source_digest"]
+    # graded with other limits (or specs, a reference, a grader: checks_digest): all graded again, none kept
+    stricter = grade(tmp_path / "class", "--out", out, "--seed", "3", "--timeout", "45")
+    assert stricter.returncode == 0, stricter.stderr[-2000:]
+    assert ("grading 3 of 3 submissions (0 already done; 3 graded with other specs, reference, grader or limits, "
+            "graded again)") in stricter.stderr
+    assert load(out, "same")["checks_digest"] != before["same"]["checks_digest"]
+    assert load(out, "same")["score"] == before["same"]["score"]
 
 
 def test_killing_grade_py_loses_nothing_finished(tmp_path):

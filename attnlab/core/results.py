@@ -79,6 +79,9 @@ class SubmissionResult:
     notebook: dict | None = None  # graded from a notebook: its file, code cells, run_* cells, notes (notebooks.py)
     # what was graded, as handed in (grade.batch.submissions.fingerprint): a rerun regrades it if it changed
     source_digest: str | None = None
+    # what it was graded with: specs, reference, grader, limits (grade.batch.checks_digest); a rerun regrades
+    # it if they changed
+    checks_digest: str | None = None
 
     def to_json(self) -> dict:
         # field by field: asdict() would deep-copy every exercise's checks only to have them replaced; the

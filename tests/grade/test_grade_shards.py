@@ -77,6 +77,18 @@ def test_merge_refuses_shards_with_different_seeds(tmp_path, capsys):
     assert "different seeds" in capsys.readouterr().err
 
 
+def test_merge_refuses_shards_graded_with_different_checks(tmp_path, capsys):
+    """A shard graded after a spec was mended (or from another checkout, or under other limits): merged, one
+    class would hold scores from two graders."""
+    a = write(tmp_path / "a", {**result("ann", 8.0), "checks_digest": "0123456789abcdef"})
+    b = write(tmp_path / "b", {**result("bob", 4.0), "checks_digest": "fedcba9876543210"})
+    assert merge.main([str(a), str(b), "--out", str(tmp_path / "all")]) == 2
+    err = capsys.readouterr().err
+    assert "graded with different specs, reference, grader or limits" in err
+    assert f"0123456789abcdef: {a / 'ann.json'}" in err and f"fedcba9876543210: {b / 'bob.json'}" in err
+    assert not (tmp_path / "all").exists()
+
+
 def test_merge_refuses_a_shard_not_given_or_left_unfinished_unless_partial(tmp_path, capsys):
     """Each shard's directory names its slice and submissions (grading-shard.json): a Slurm task that never ran,
     or was killed mid-way, must not make students vanish from the merged class."""

@@ -27,6 +27,7 @@ from attnlab.core.cpus import usable_cpus
 from attnlab.core.i18n import t
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.grade.batch import outputs, preflight, secret
+from attnlab.grade.batch.checks_digest import checks_digest, same_checks
 from attnlab.grade.batch.intake import check_out, check_paths, discover
 from attnlab.grade.batch.run import grade_all, with_compile_cache, worker_cpus, worker_limits
 from attnlab.grade.batch.submissions import Layout
@@ -261,10 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     if opts.shard is not None:  # what this slice holds: merge checks that every one of them has a result
         outputs.atomic_write(out_dir / outputs.SHARD_FILE, json.dumps(
             {"shard": list(opts.shard), "submissions": sorted(s.name for s in mine)}, ensure_ascii=False) + "\n")
+    digest = checks_digest(run)
     kept = {s.name: r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))
             and _finished(r, *graded)} if not opts.force else {}
     changed = [s.name for s in mine if s.name in kept and not _unchanged(kept[s.name], s)]
-    todo = [s for s in mine if s.name not in kept or s.name in changed]
+    # graded before the specs, the reference, the grader or the limits changed: graded again, so that one --out
+    # never holds a class graded half under each
+    stale = [s.name for s in mine if s.name in kept and s.name not in changed and not same_checks(kept[s.name], digest)]
+    todo = [s for s in mine if s.name not in kept or s.name in changed or s.name in stale]
     # no more workers than submissions: each leases a runner uid (a /proc and /tmp sweep each; --jobs 200 for two
     # submissions took 5.6 s against 2.6), and --jobs over the 900 uids stopped with a traceback
     jobs = min(opts.jobs, max(1, len(todo)))
@@ -280,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade.py: {exc}", file=sys.stderr)
         return 2
     run, lang, course = run.replace(seed=seed), run.lang, run.course
-    judge = JudgeOptions(run=run, hidden_paths=hidden_paths_for(out_dir, submissions),
+    judge = JudgeOptions(run=run, hidden_paths=hidden_paths_for(out_dir, submissions), checks_digest=digest,
                          deadline=started + opts.budget if opts.budget is not None else None)
     from attnlab.core import devices
 
@@ -298,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(t("isolation.worker_cpus", lang, cpus=", ".join(map(str, cpus))) if cpus else
                          t("isolation.no_worker_cpus", lang))
             done = f"{len(mine) - len(todo)} already done" + (f"; {len(changed)} changed since graded, graded again"
-                                                              if changed else "")
+                                                              if changed else "") + \
+                (f"; {len(stale)} graded with other specs, reference, grader or limits, graded again" if stale else "")
             print(f"grading {len(todo)} of {len(mine)} submissions{shard} ({done}) "
                   f"in {run.framework}, isolation: {level} ({'; '.join(notes)})", file=sys.stderr)
             judge, filled = with_compile_cache(judge, todo, uids, cpus)

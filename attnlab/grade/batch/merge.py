@@ -104,6 +104,20 @@ def graded(records: dict[Path, dict], found: dict[str, tuple[Path, dict]]) -> st
     return assignments.pop() if assignments else None
 
 
+def same_checks(found: dict[str, tuple[Path, dict]]) -> None:
+    """ValueError, naming where each comes from, when the results were graded with different checks (specs,
+    reference, grader or limits: grade.batch.checks_digest): merged, one class would be graded two ways."""
+    sources: dict[str | None, list[str]] = {}
+    for path, result in found.values():
+        sources.setdefault(result.get("checks_digest"), []).append(str(path))
+    if len(sources) > 1:
+        listed = "; ".join(f"{digest or 'none recorded'}: {', '.join(where[:3])}"
+                           + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+                           for digest, where in sorted(sources.items(), key=str))
+        raise ValueError(f"the shards were graded with different specs, reference, grader or limits (checks "
+                         f"{listed}): regrade the odd ones from the same checkout with the same limits")
+
+
 def missing(dirs: list[Path], found: dict[str, tuple[Path, dict]]) -> list[str]:
     """What the shards' own records say is missing: shards not among `dirs`, and submissions of a given shard
     without a finished result. Directories without a record (an unsharded run, an older grade.py) say nothing."""
@@ -158,6 +172,7 @@ def main(argv: list[str]) -> int:
         record = common_record(records)
         found = collect(opts.dirs)
         course = load_course(paths.SPEC_DIR, graded(records, found))
+        same_checks(found)
         problems = missing(opts.dirs, found)
         if problems and not opts.partial:
             raise ValueError("; ".join(problems) + " (or add --partial to merge what there is)")

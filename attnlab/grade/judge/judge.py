@@ -40,6 +40,7 @@ class JudgeOptions:
     hidden_paths: tuple[Path, ...]  # what runners must not see (hidden_paths_for)
     deadline: float | None = None  # time.monotonic() after which no exercise starts (grade.py --budget)
     compile_cache: CompileCache | None = None  # the framework's compiled operations, read-only (compile_cache.py)
+    checks_digest: str | None = None  # what the results are graded with (grade.batch.checks_digest)
 
 
 def installed_reference() -> list[Path]:
@@ -191,7 +192,7 @@ def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progr
         duration_s=round(time.monotonic() - started, 3), harness_version=__version__,
         assignment=course.assignment_id, framework=opts.run.framework,
         origin=submission.origin.to_json() if submission.origin else None, not_graded=not_graded,
-        notebook=notebook, source_digest=digest)
+        notebook=notebook, source_digest=digest, checks_digest=opts.checks_digest)
 
 
 def with_compile_cache(opts: JudgeOptions, *, fill: bool = True,
