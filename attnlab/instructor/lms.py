@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.core.i18n import default_lang, t
-from attnlab.grade.batch.outputs import atomic_write, graded, read_results
+from attnlab.grade.batch.outputs import atomic_write, graded, graded_with, read_results
 from attnlab.grade.batch.submissions import Layout
 from attnlab.instructor import roster as rosters
 
@@ -248,6 +248,10 @@ def written(opts: argparse.Namespace, persons: list[Person]) -> tuple[str, int, 
     return (*moodle_csv(persons, item=opts.item, id_field=id_field), MOODLE_ID_COLUMNS[id_field])
 
 
+def _digests(mixed: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{count} with {digest}" for digest, count in mixed)
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     lang = default_lang()
@@ -256,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         print(t("lms.unreadable", lang, path=opts.results_dir / name, why=why), file=sys.stderr)
     if not results:
         print(t("lms.no_results", lang, path=opts.results_dir), file=sys.stderr)
+        return 2
+    if mixed := graded_with(results):  # an LMS import of these would carry two gradings as one
+        print(t("lms.mixed_checks", lang, path=opts.results_dir, digests=_digests(mixed)), file=sys.stderr)
         return 2
     try:
         roster = rosters.read_roster(opts.roster) if opts.roster else None

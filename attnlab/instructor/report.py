@@ -25,7 +25,7 @@ from attnlab.core.frameworks import DEFAULT
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
-from attnlab.grade.batch.outputs import atomic_write, read_results
+from attnlab.grade.batch.outputs import atomic_write, graded_with, read_results
 from attnlab.instructor import charts, items, report_tables
 from attnlab.instructor.report_tables import status_counts, status_word
 
@@ -110,6 +110,7 @@ def context(results_dir: Path, *, lang: str, submissions_dir: Path | None = None
     return {
         "text": words(lang), "sim": words(lang, "similarity"), "lang": lang, "font_stack": FONT_STACK,
         "source": str(results_dir), "not_graded": len(not_graded), "unreadable": unreadable,
+        "mixed_checks": ", ".join(f"{count} × {digest}" for digest, count in graded_with(results)),
         "count": len(results), "mean": statistics.fmean(scores), "median": statistics.median(scores),
         "max_score": max(float(r["max_score"]) for r in results), "stats": stats,
         "status_counts": {s.id: status_counts(s, lang) for s in stats},

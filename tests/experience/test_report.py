@@ -63,6 +63,20 @@ def results_dir(tmp_path) -> Path:
     return out
 
 
+def test_results_graded_with_different_checks_are_said_at_the_top(tmp_path):
+    """A rerun after a spec was mended regrades every result (checks_digest); one stopped halfway leaves a
+    directory graded two ways, which the report says before any figure."""
+    out = tmp_path / "grades"
+    for name, digest in (("alice", "0123456789abcdef"), ("bob", "0123456789abcdef"), ("carl", "fedcba9876543210")):
+        write_result(out, SubmissionResult(**{**submission(name, {"softmax"}, {}).__dict__, "checks_digest": digest}))
+    html = render(out, lang="en")
+    banner = t("report.mixed_checks", "en", digests="2 × 0123456789abcdef, 1 × fedcba9876543210")
+    assert str(escape(banner)) in html and html.index(str(escape(banner))) < html.index("<nav>")
+    write_result(out, SubmissionResult(**{**submission("carl", {"softmax"}, {}).__dict__,
+                                          "checks_digest": "0123456789abcdef"}))
+    assert "different checks" not in render(out, lang="en")  # carl regraded: one grading again
+
+
 def test_a_submission_that_could_not_be_graded_is_listed_but_counted_in_no_figure(tmp_path):
     """grade.py marks an upload it could not read `not_graded`: the report lists it and says so, and the mean,
     the median, the charts and the exercise table are of the graded submissions alone (it is no 0)."""

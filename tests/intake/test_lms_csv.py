@@ -240,3 +240,16 @@ def test_summary_csv_starts_with_a_byte_order_mark_so_excel_reads_every_script(t
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbfsubmission,score,") and raw.count(b"\xef\xbb\xbf") == 1
     assert raw.decode("utf-8-sig") == outputs.summary_csv(RESULTS + MOODLE, ["softmax"])
+
+
+def test_no_grade_file_from_results_graded_with_different_checks(tmp_path, capsys, monkeypatch):
+    """A rerun stopped after a spec was mended leaves results graded two ways: an LMS import of them would carry
+    both gradings as one, so no file is written and the message says how to finish."""
+    monkeypatch.setenv("ATTNLAB_LANG", "en")
+    out = write_results(tmp_path / "moodle", [{**r, "checks_digest": "a" * 16} for r in MOODLE[:-1]]
+                        + [{**MOODLE[-1], "checks_digest": "b" * 16}])
+    assert lms.main(["moodle", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert f"{out} holds results graded with different checks ({len(MOODLE) - 1} with {'a' * 16}, 1 with " \
+           f"{'b' * 16})" in said and "Run grade.py into it again" in said
+    assert not (out / "moodle-grades.csv").exists()

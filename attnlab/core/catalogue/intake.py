@@ -59,6 +59,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                             "zh": "未写入任何内容：没有一行带有 {field}，{kind} 无法匹配其中任何一行"},
     "lms.item_needed": {"en": "--item is needed with --id {id}: the grade column's name to import into",
                         "zh": "使用 --id {id} 时需要 --item：要导入的成绩列的名称"},
+    "lms.mixed_checks": {
+        "en": "{path} holds results graded with different checks ({digests}): a rerun after the specs, the "
+              "reference, the grader or the limits changed did not finish. Run grade.py into it again (it regrades "
+              "the older ones), then write the grade file: no file was written",
+        "zh": "{path} 中的结果是用不同的检查评出的（{digests}）：规格、参考实现、评分程序或限制改变后的重新评分没有完成。"
+              "请再次以它为 --out 运行 grade.py（会重新评分较旧的结果），然后再生成成绩文件：未写出任何文件"},
     "lms.no_results": {"en": "no graded results in {path} (run grade.py --out {path} first)",
                        "zh": "{path} 中没有评分结果（请先运行 grade.py --out {path}）"},
 }

@@ -23,6 +23,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.unreadable": {"en": "{count} JSON file(s) in this directory are no readable result, and are left out of everything "
                                 "below (grade.py regrades a submission whose result is broken when run again into this directory):",
                           "zh": "此目录中有 {count} 个 JSON 文件不是可读取的结果，以下各处均未计入（再次用 grade.py 评分到此目录时，结果损坏的提交会被重新评分）："},
+    "report.mixed_checks": {
+        "en": "These results were graded with different checks ({digests}): a rerun of grade.py after the specs, the "
+              "reference, the grader or the limits changed did not finish, so like code may have been scored two "
+              "ways. Run it again into this directory (it regrades the older ones) before using these scores.",
+        "zh": "这些结果是用不同的检查评出的（{digests}）：规格、参考实现、评分程序或限制改变后的 grade.py 重新评分没有完成，"
+              "因此相同的代码可能得到了两种分数。使用这些分数之前，请再次以此目录运行 grade.py（会重新评分较旧的结果）。"},
     "report.share": {"en": "share of submissions", "zh": "提交占比"},
     "report.contents": {"en": "Contents", "zh": "目录"},
     "report.overview": {"en": "Overview", "zh": "概览"},

@@ -83,6 +83,17 @@ def read_results(directory: Path) -> tuple[list[dict], list[tuple[str, str]]]:
     return results, unreadable
 
 
+def graded_with(results: list[dict]) -> list[tuple[str, int]]:
+    """(checks digest, how many results) for each digest the results were graded with, most first, where more
+    than one (grade.batch.checks_digest): a rerun after a spec was mended, stopped before it finished, leaves a
+    directory graded two ways; its report and grade files must say so. [] when all agree."""
+    counts: dict[str, int] = {}
+    for result in results:
+        digest = str(result.get("checks_digest") or "none recorded")
+        counts[digest] = counts.get(digest, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0])) if len(counts) > 1 else []
+
+
 # after the exercise columns: who handed the submission in and where it came from (the result's "origin");
 # a group submission's people are joined with "; "; last, why it could not be graded (then score is empty)
 ORIGIN_COLUMNS = ("student_name", "email", "sid", "lms_user_id", "participant_id", "submission_id", "late",
