@@ -94,24 +94,37 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
         if (missing := imports.not_in_course(exc)) is not None:
             key, values = missing.message()
             raise SubmissionError(key, **values) from None
-        if isinstance(exc, TypeError) and (theirs := _unbindable(fn, kwargs)) is not None:
-            raise SubmissionError("parameters_renamed", exercise=exercise, function=getattr(fn, "__name__", "?"),
-                                  theirs=theirs, given=", ".join(kwargs)) from None
+        if isinstance(exc, TypeError) and (renamed := renamed_parameters(fn, kwargs, exercise)) is not None:
+            raise renamed from None
         raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
 
 
-def _unbindable(fn: Callable, kwargs: dict[str, Any]) -> str | None:
-    """fn's parameter list when the checks' arguments, passed by the stub's names, cannot bind to it (the student
-    renamed or dropped a parameter), so that the TypeError is not blamed on the body; None when they bind (the
-    TypeError came from inside) or fn has no signature to read. Asked only after a TypeError: no cost per call."""
+def renamed_parameters(fn: Callable, kwargs: dict[str, Any], exercise: str) -> SubmissionError | None:
+    """After a TypeError from `fn(**kwargs)`, where the checks' arguments (passed by the stub's parameter names)
+    cannot bind to fn's parameters: the outcome naming the names it lacks (renamed or dropped), or the ones it
+    requires and the checks do not pass, so that the TypeError is not blamed on the body. None when they bind
+    (the TypeError came from inside) or fn has no signature to read. Asked only after a TypeError."""
     try:
         signature = inspect.signature(fn)
         signature.bind(**kwargs)
-    except TypeError:
-        return ", ".join(signature.parameters)
+        return None
     except ValueError:  # no signature to read (a builtin)
         return None
-    return None
+    except TypeError:
+        pass
+    parameters = signature.parameters
+    theirs = ", ".join(parameters)
+    function = getattr(fn, "__name__", "?")
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    unknown = [] if takes_any else [name for name in kwargs if name not in parameters
+                                    or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY]
+    if unknown:
+        return SubmissionError("parameters_renamed", exercise=exercise, function=function, theirs=theirs,
+                               missing=", ".join(unknown))
+    required = [name for name, p in parameters.items() if name not in kwargs and p.default is inspect.Parameter.empty
+                and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    return SubmissionError("parameters_added", exercise=exercise, function=function, theirs=theirs,
+                           required=", ".join(required) or "?")
 
 
 def vjp_call(fn: Callable, *, exercise, function, kwargs, forbidden_calls, wrt, cotangent: Output,

@@ -32,6 +32,7 @@ from attnlab.core.quiz import problem_lines, quiz_state
 from attnlab.core.scoring import grade_exercise, make_context, not_applicable_results
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import Status
+from attnlab.student import signatures
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_notebook_submission, build_submission, default_name
 from attnlab.student.text import counted, pad, quiz_word, render_hints, render_result, say, status_word
@@ -229,6 +230,9 @@ def cmd_submit(opts, run: Run) -> int:
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, run):
         print(warning)
+    for exercise, theirs, stub in signatures.renamed(package, paths.template_dir(run.adapter), run.course.coded):
+        print(t("student.submit_renamed", lang, function=exercise.function, theirs=theirs, stub=stub,
+                module=exercise.module, exercise=exercise.id))
     if made.skipped:
         print(say("submit_skipped", lang, names=", ".join(made.skipped)))
     print(say("submit_written", lang, path=made.path, count=len(made.files), package=package.name))

@@ -289,7 +289,7 @@ def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, t
     assert out.count(str(tmp_path)) == 1  # the title names the package checked; no message does
 
 
-def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys, tmp_path):
+def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys, tmp_path, monkeypatch):
     """The checks pass arguments by the stub's names; a student who renamed them (x, axis) is told that, not that
     "your function raised TypeError", and a TypeError from inside the body is still the body's."""
     package = package_with_softmax(tmp_path, "    e = torch.exp(x - x.amax(dim=axis, keepdim=True))\n"
@@ -299,12 +299,26 @@ def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys
     assert stub_line in softmax.read_text(encoding="utf-8")
     softmax.write_text(softmax.read_text(encoding="utf-8").replace(stub_line, "def run_softmax(x, axis=-1)"))
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
-    assert code == 1 and "run_softmax(x, axis) cannot take the arguments the checks pass by the stub's parameter " \
-                         "names (in_features, dim)" in out, out
+    assert code == 1 and "run_softmax(x, axis) takes no parameter named in_features, dim: the checks pass " \
+                         "arguments by the stub's parameter names" in out, out
     assert "raised" not in out
+    monkeypatch.chdir(tmp_path)  # submit, which runs nothing, reads the def and says so before the upload
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "mine")
+    assert code == 0 and (tmp_path / "mine-submission.zip").is_file()
+    assert ("warning: run_softmax(x, axis) in softmax.py cannot be called as the checks call it, with the stub's "
+            "parameters (in_features, dim) by name, so softmax would score nothing at grading") in out, out
     inner = package_with_softmax(tmp_path, "    return torch.softmax(in_features, dim, dim)\n", name="inner")
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(inner), "--lang", "en")
-    assert code == 1 and "your function raised TypeError" in out and "cannot take" not in out, out
+    assert code == 1 and "your function raised TypeError" in out and "parameter" not in out, out
+    added = package_with_softmax(tmp_path, SOFTMAX, name="added")  # a parameter of their own, without a default
+    (added / "softmax.py").write_text((added / "softmax.py").read_text(encoding="utf-8").replace(
+        stub_line, 'def run_softmax(in_features: Float[Tensor, "*shape"], dim: int, eps: float)'), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(added), "--lang", "en")
+    assert code == 1 and "run_softmax(in_features, dim, eps) also requires eps, which the stub does not have" in out
+    code, out, _ = run(capsys, "submit", "--impl", str(added), "--lang", "en", "--name", "added")
+    assert "warning: run_softmax(in_features, dim, eps) in softmax.py cannot be called as the checks call it" in out
+    code, out, _ = run(capsys, "submit", "--impl", str(inner), "--lang", "en", "--name", "inner")
+    assert "cannot be called" not in out  # the stub's parameters: nothing to say before grading
 
 @pytest.mark.e2e
 def test_ctrl_c_ends_check_cleanly(tmp_path):
@@ -363,3 +377,19 @@ def test_status_and_check_read_a_notebook_as_grading_reads_it(capsys, tmp_path):
     main(["status", "--impl", str(tmp_path / "hw.ipynb")])
     assert f"NameError: name 'run_softmax' is not defined (at cell {softmax + 1}, line 1)" in capsys.readouterr().out
     assert main(["status", "--impl", str(tmp_path / "missing.ipynb")]) == 2
+
+
+def test_submit_says_nothing_of_parameters_where_they_are_the_stubs():
+    """Every framework's reference, and every correct solution in the styles students write, keeps the stub's
+    names: the warning (attnlab.student.signatures) has no false alarm on them."""
+    from attnlab.student import signatures
+
+    course = load_course(paths.SPEC_DIR)
+    for name in frameworks.NAMES:
+        adapter = frameworks.adapter(name)
+        assert signatures.renamed(paths.reference_dir(adapter), paths.template_dir(adapter), course.all_coded) == []
+    acceptance = sorted((paths.ROOT / "tests" / "acceptance").glob("*/"))
+    assert acceptance
+    for package in acceptance:
+        found = signatures.renamed(package, paths.TEMPLATE_DIR, course.all_coded)
+        assert found == [], (package.name, found)

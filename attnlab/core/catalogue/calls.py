@@ -39,10 +39,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
     "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
     "parameters_renamed": {
-        "en": "{exercise}: {function}({theirs}) cannot take the arguments the checks pass by the stub's parameter "
-              "names ({given}): keep the stub's names for the parameters, as the template's first line says",
-        "zh": "{exercise}：{function}({theirs}) 无法接收检查按存根参数名传入的参数（{given}）：请保留存根中的参数名"
+        "en": "{exercise}: {function}({theirs}) takes no parameter named {missing}: the checks pass arguments by the "
+              "stub's parameter names, so keep them, as the template's first line says",
+        "zh": "{exercise}：{function}({theirs}) 没有名为 {missing} 的参数：检查按存根的参数名传参，请保留这些参数名"
               "（见模板第一行的说明）"},
+    "parameters_added": {
+        "en": "{exercise}: {function}({theirs}) also requires {required}, which the stub does not have and the "
+              "checks do not pass: give it a default, or keep the stub's parameters",
+        "zh": "{exercise}：{function}({theirs}) 还要求参数 {required}，存根中没有它，检查也不会传入：请给它一个默认值，"
+              "或保留存根的参数"},
     "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
     "not_a_tensor": {"en": "{function} returned {got}, expected a {expected}",
                      "zh": "{function} 返回了 {got}，应返回 {expected}"},

@@ -20,6 +20,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "student.name_from_git": {"en": "from user.email in this repository's git config",
                               "zh": "来自本仓库 git 配置中的 user.email"},
     "student.name_from_login": {"en": "your login name", "zh": "你的登录名"},
+    "student.submit_renamed": {
+        "en": "warning: {function}({theirs}) in {module}.py cannot be called as the checks call it, with the stub's "
+              "parameters ({stub}) by name, so {exercise} would score nothing at grading; keep the stub's parameters",
+        "zh": "警告：{module}.py 中的 {function}({theirs}) 无法按检查的方式调用（按名称传入存根的参数 {stub}），"
+              "因此评分时 {exercise} 将得 0 分；请保留存根的参数"},
     "student.submit_malformed": {"en": "warning: {problem}", "zh": "警告：{problem}"},
     "student.submit_no_package": {"en": "{path} is not your package: it has no .py file",
                                   "zh": "{path} 不是你的包：其中没有任何 .py 文件"},

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlab.core.calls import describe_exception, invoke
+from attnlab.core.calls import describe_exception, invoke, renamed_parameters
 from attnlab.core.frameworks.base import Adapter, numpy_to_tensor, tensor_to_numpy
 from attnlab.core.frameworks.jax_lowering import share_ir_context
 from attnlab.core.frameworks.swap import SwapGuard
@@ -174,7 +174,7 @@ class JaxAdapter(Adapter):
         single = isinstance(cotangent, torch.Tensor)
         with self.precision(self._call.x64):
             cotangents = [self.array(c) for c in parts(cotangent)]
-        forward = _traced(fn, converted, wrt, function, self)
+        forward = _traced(fn, converted, wrt, function, exercise, self)
         raw, pullback = invoke(lambda: _vjp(forward, [converted[n] for n in wrt]), exercise=exercise, kwargs={},
                                forbidden_calls=forbidden_calls, guards=self)
         outputs = parts(self.to_torch(raw, function))
@@ -250,17 +250,22 @@ def _vjp(forward: Callable, primals: list) -> tuple[Any, Callable]:
     return jax.vjp(forward, *primals)
 
 
-def _traced(fn: Callable, converted: dict[str, Any], wrt: tuple[str, ...], function: str,
+def _traced(fn: Callable, converted: dict[str, Any], wrt: tuple[str, ...], function: str, exercise: str,
             adapter: JaxAdapter) -> Callable:
     """fn as a function of the `wrt` arguments alone, checking what it returns while it is traced."""
     import jax
 
     def forward(*leaves):
+        kwargs = {**converted, **dict(zip(wrt, leaves))}
         try:
-            raw = fn(**{**converted, **dict(zip(wrt, leaves))})
+            raw = fn(**kwargs)
         except jax.errors.TracerArrayConversionError:  # np.asarray on an argument: the same cut as below
             raise SubmissionError("not_differentiable", function=function).with_hint(
                 Message("hint_jax_gradient")) from None
+        except TypeError:  # called inside jax.vjp: invoke sees only the lambda around it
+            if (renamed := renamed_parameters(fn, kwargs, exercise)) is not None:
+                raise renamed from None
+            raise
         values = raw if isinstance(raw, (tuple, list)) else (raw,)
         if not all(isinstance(v, jax.Array) for v in values) or not values:
             convert_output(raw, function, is_array=adapter.is_array, convert=lambda v: v,
