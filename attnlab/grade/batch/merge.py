@@ -104,14 +104,14 @@ def graded(records: dict[Path, dict], found: dict[str, tuple[Path, dict]]) -> st
     return assignments.pop() if assignments else None
 
 
-def same_checks(found: dict[str, tuple[Path, dict]]) -> None:
+def refuse_mixed_checks(found: dict[str, tuple[Path, dict]]) -> None:
     """ValueError, naming where each comes from, when the results were graded with different checks (specs,
     reference, grader or limits: grade.batch.checks_digest): merged, one class would be graded two ways."""
-    sources: dict[str | None, list[str]] = {}
+    sources: dict[str, list[str]] = {}
     for path, result in found.values():
-        sources.setdefault(result.get("checks_digest"), []).append(str(path))
+        sources.setdefault(outputs.checks_of(result), []).append(str(path))
     if len(sources) > 1:
-        listed = "; ".join(f"{digest or 'none recorded'}: {', '.join(where[:3])}"
+        listed = "; ".join(f"{digest}: {', '.join(where[:3])}"
                            + (f" and {len(where) - 3} more" if len(where) > 3 else "")
                            for digest, where in sorted(sources.items(), key=str))
         raise ValueError(f"the shards were graded with different specs, reference, grader or limits (checks "
@@ -172,7 +172,7 @@ def main(argv: list[str]) -> int:
         record = common_record(records)
         found = collect(opts.dirs)
         course = load_course(paths.SPEC_DIR, graded(records, found))
-        same_checks(found)
+        refuse_mixed_checks(found)
         problems = missing(opts.dirs, found)
         if problems and not opts.partial:
             raise ValueError("; ".join(problems) + " (or add --partial to merge what there is)")

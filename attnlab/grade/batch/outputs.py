@@ -83,14 +83,18 @@ def read_results(directory: Path) -> tuple[list[dict], list[tuple[str, str]]]:
     return results, unreadable
 
 
+def checks_of(result: dict) -> str:
+    """The checks digest a result was graded with (grade.batch.checks_digest), as said to a person."""
+    return str(result.get("checks_digest") or "none recorded")
+
+
 def graded_with(results: list[dict]) -> list[tuple[str, int]]:
     """(checks digest, how many results) for each digest the results were graded with, most first, where more
     than one (grade.batch.checks_digest): a rerun after a spec was mended, stopped before it finished, leaves a
     directory graded two ways; its report and grade files must say so. [] when all agree."""
     counts: dict[str, int] = {}
     for result in results:
-        digest = str(result.get("checks_digest") or "none recorded")
-        counts[digest] = counts.get(digest, 0) + 1
+        counts[checks_of(result)] = counts.get(checks_of(result), 0) + 1
     return sorted(counts.items(), key=lambda item: (-item[1], item[0])) if len(counts) > 1 else []
 
 
