@@ -16,9 +16,9 @@ import attnlab
 from attnlab.core import paths
 from attnlab.core.config import Limits, Run
 
-# the Limits fields a check's outcome depends on (a CPU limit ends a slow check, a memory cap a large one)
-SCORING_LIMITS = ("timeout_s", "memory_mb", "max_processes", "max_output_bytes", "max_file_mb", "max_open_files",
-                  "max_reply_mb", "import_timeout_s", "wall_factor", "wall_extra_s")
+# the Limits fields that only place a runner (which uid, which CPU, how it is confined): every other one can end
+# a check (a CPU limit a slow one, a memory cap a large one), a field added later included
+PLACEMENT = frozenset({"uid", "gid", "cpu", "isolation", "launcher"})
 
 
 def same_checks(result: dict, digest: str) -> bool:
@@ -49,5 +49,4 @@ def checks_digest(run: Run) -> str:
 
 
 def _scoring_limits(limits: Limits) -> tuple:
-    values = dataclasses.asdict(limits)
-    return tuple((name, values[name]) for name in SCORING_LIMITS)
+    return tuple((f.name, getattr(limits, f.name)) for f in dataclasses.fields(limits) if f.name not in PLACEMENT)
