@@ -239,6 +239,11 @@ def blackboard_receipt(name: str, user: str, uploads: dict[str, str], *, crlf: b
     return (text.replace("\n", "\r\n") if crlf else text).encode()
 
 
+def lms_user(name: str, user: str) -> dict:
+    """A submitter as Blackboard and Brightspace name them: a name and the LMS's user id."""
+    return {"name": name, "user_id": user}
+
+
 def blackboard_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
     """Blackboard Learn's gradebook zip, flat: <assignment>_<username>_attempt_<time>, a receipt (.txt) per
     attempt and its files after it. An assignment name with a space and '_', a student with two attempts
@@ -266,15 +271,13 @@ def blackboard_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
     files["gradebook_notes.txt"] = b"downloaded 2026-11-22\n"
     archive = write_zip(tmp_path / "gradebook_Attention_lab.zip", files)
 
-    def person(name, user):
-        return {"name": name, "user_id": user}
-
     return archive, {
-        "zhangwei": Expected(score=PARTIAL_SCORE, people=[person("Zhang Wei", "zhangwei")],
+        "zhangwei": Expected(score=PARTIAL_SCORE, people=[lms_user("Zhang Wei", "zhangwei")],
                              origin={"layout": "blackboard", "submission_id": "2026-11-20-10-30-06"}),
-        "li_si": Expected(score=100.0, origin={"layout": "blackboard"}, people=[person("Li Si", "li_si")]),
-        "wangfang": Expected(score=PARTIAL_SCORE, origin={"layout": "blackboard"}, people=[person("王芳", "wangfang")]),
-        "zhaolei": Expected(error="found: attempt_2026-11-21-08-00-00.txt", people=[person("Zhao Lei", "zhaolei")]),
+        "li_si": Expected(score=100.0, origin={"layout": "blackboard"}, people=[lms_user("Li Si", "li_si")]),
+        "wangfang": Expected(score=PARTIAL_SCORE, origin={"layout": "blackboard"},
+                             people=[lms_user("王芳", "wangfang")]),
+        "zhaolei": Expected(error="found: attempt_2026-11-21-08-00-00.txt", people=[lms_user("Zhao Lei", "zhaolei")]),
         "gradebook_notes.txt": Expected(error="found: gradebook_notes.txt", origin={"layout": "blackboard"}),
     }
 
@@ -295,14 +298,11 @@ def brightspace_download(tmp_path: Path) -> tuple[Path, dict[str, Expected]]:
              f"{lab}/grading notes.txt": b"to do\n"}
     archive = write_zip(tmp_path / f"{lab} Download Nov 23, 2026 1015 AM.zip", files)
 
-    def person(name, user):
-        return {"name": name, "user_id": user}
-
     return archive, {
-        "Wei_Zhang": Expected(score=PARTIAL_SCORE, people=[person("Wei Zhang", "640693")],
+        "Wei_Zhang": Expected(score=PARTIAL_SCORE, people=[lms_user("Wei Zhang", "640693")],
                               origin={"layout": "brightspace", "submission_id": "39835"}),
-        "Li_Si": Expected(score=100.0, origin={"layout": "brightspace"}, people=[person("Li Si", "640694")]),
+        "Li_Si": Expected(score=100.0, origin={"layout": "brightspace"}, people=[lms_user("Li Si", "640694")]),
         "Zhao_Lei": Expected(error="has no files at Attention lab/39790-640695 - Zhao Lei - Nov 22, 2026 800 AM/",
-                             people=[person("Zhao Lei", "640695")]),
+                             people=[lms_user("Zhao Lei", "640695")]),
         "grading_notes.txt": Expected(error="found: grading notes.txt", origin={"layout": "brightspace"}),
     }
