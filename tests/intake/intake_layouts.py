@@ -4,8 +4,10 @@ submissions" zip (docs/intake.md has the formats).
 Each builder returns the path to give grade.py and what grading it must produce, per student.
 (conftest.py offers them as fixtures.)"""
 
+import io
 import shutil
 import struct
+import tarfile
 import tempfile
 import unicodedata
 import zipfile
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnlab.core import paths
+from attnlab.grade.batch.unpack import open_zip
 from attnlab.student.submit import build_submission
 
 EXAMPLES = paths.EXAMPLES_DIR
@@ -74,6 +77,22 @@ def submitted(package: Path, student: str, tmp: Path) -> bytes:
     staged = Path(tempfile.mkdtemp(prefix=f"stage-{student}-", dir=tmp)) / "attention"
     shutil.copytree(package.resolve(), staged, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return build_submission(staged, out_dir=staged.parent, student=student).path.read_bytes()
+
+
+def as_tar(export: Path, archive: Path) -> Path:
+    """A .tar.gz of `export`: a folder as `tar czf ARCHIVE -C FOLDER .` makes it ("./" first), a zip entry by
+    entry with its folders (names as grade.py reads the zip)."""
+    with tarfile.open(archive, "w:gz") as tf:
+        if export.is_dir():
+            tf.add(export, arcname=".")
+            return archive
+        with open_zip(export) as zf:
+            for info in zf.infolist():
+                member = tarfile.TarInfo(info.filename)
+                data = b"" if info.is_dir() else zf.read(info)
+                member.type, member.size = (tarfile.DIRTYPE, 0) if info.is_dir() else (tarfile.REGTYPE, len(data))
+                tf.addfile(member, io.BytesIO(data))
+    return archive
 
 
 def under(prefix: str, files: dict[str, bytes]) -> dict[str, bytes]:

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from intake_layouts import (
     PARTIAL,
     TEMPLATE,
     Expected,
+    as_tar,
     blackboard_download,
     brightspace_download,
     canvas_download,
@@ -111,6 +113,25 @@ def test_summary_csv_carries_the_metadata(graded, layout):
         group = rows["fang.wang-jun.chen"]
         assert group["student_name"] == "Fang Wang; Jun Chen" and group["submission_id"] == "1003"
         assert group["email"] == "fang.wang@example.edu; jun.chen@example.edu"
+
+
+def test_a_canvas_download_packed_with_tar_is_graded_as_the_zip_was(graded, tmp_path):
+    """The Canvas download as a TA on Linux or macOS may hand it on (`tar czf`): the same students, scores,
+    messages (naming the archive) and metadata as from the zip; the unpacked copy is gone afterwards."""
+    path, _, out = graded["canvas"]
+    archive = as_tar(path, tmp_path / "canvas.tar.gz")
+    before = set(Path(tempfile.gettempdir()).glob("attnlab-class-*"))
+    proc = grade(archive, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert set(Path(tempfile.gettempdir()).glob("attnlab-class-*")) <= before
+    zipped, packed = results(out), results(tmp_path / "out")
+    assert sorted(packed) == sorted(zipped)
+    for name, result in packed.items():
+        was = zipped[name]
+        assert result["score"] == was["score"] and result["origin"]["submitters"] == was["origin"]["submitters"]
+        assert result["origin"]["path"] == was["origin"]["path"].replace(str(path), str(archive))
+        why, was_why = result["not_graded"] or "", was["not_graded"] or ""
+        assert why.replace(archive.name, "X") == was_why.replace(path.name, "X")
 
 
 def test_same_zip_name_in_every_student_folder(tmp_path):

@@ -13,6 +13,7 @@ from intake_layouts import (
     PARTIAL,
     TEMPLATE,
     YORUBA,
+    as_tar,
     package_files,
     submitted,
     under,
@@ -128,7 +129,7 @@ def test_a_class_given_as_one_path_is_refused_with_the_command(tmp_path, monkeyp
     write_zip(tmp_path / "class.zip", students)
     with pytest.raises(IntakeError) as info:
         found("class.zip")
-    assert "looks like a class" in str(info.value) and "3 folders or zips" in str(info.value)
+    assert "looks like a class" in str(info.value) and "3 entries are archives" in str(info.value)
     assert "`python grade.py class.zip --layout folders`" in str(info.value)
     assert sorted(found("class.zip", layout=Layout.FOLDERS)) == ["alice", "bob", "carol"]
     assert list(found("class.zip", layout=Layout.SINGLE)) == ["class"]
@@ -453,3 +454,90 @@ def test_a_class_of_folders_zips_and_tars_is_one_submission_each_and_a_rar_says_
     assert (package_of(subs["li"], tmp_path) / "softmax.py").read_bytes() == \
         (package_of(subs["wei"], tmp_path) / "softmax.py").read_bytes()
     assert problem(subs["zhang.rar"], tmp_path).startswith("zhang.rar: a RAR archive, which grade.py does not unpack")
+
+
+def outcome(sub: Submission, tmp_path: Path, archive_name: str) -> dict[str, bytes] | str:
+    """What grading copies of `sub` (its files), or its message with its archive's name left out."""
+    work = tmp_path / "work" / sub.origin.path.replace("/", "_")
+    work.mkdir(parents=True)
+    try:
+        return package_files(prepare(sub, work, MARKERS))
+    except BadSubmission as problem:
+        return str(problem).replace(archive_name, "ARCHIVE")
+
+
+@pytest.mark.parametrize("export", ["folders_class", "gradescope_export", "canvas_download", "moodle_download",
+                                    "blackboard_download", "brightspace_download"])
+def test_a_class_handed_over_as_a_tar_is_read_as_what_it_was_made_from(export, tmp_path, request):
+    """An instructor or a TA who packs a class, or an LMS download, with tar (macOS, Linux) gets the same
+    students, metadata, files and messages as from the folder or zip it was made of; each named in its origin
+    after the archive. A tar of student folders each holding a zip is refused as a zip of them is, with the
+    command to use (`--layout folders`)."""
+    path, expected = request.getfixturevalue(export)
+    archive = as_tar(path, tmp_path / f"{export}.tar.gz")
+    layout = Layout.FOLDERS if export == "folders_class" else None
+    if layout is not None:
+        with pytest.raises(IntakeError, match=r"looks like a class.*--layout folders"):
+            found(archive)
+    direct, packed = found(path, layout=layout), found(archive, layout=layout)
+    assert sorted(packed) == sorted(direct) == sorted(expected)
+    for name, sub in packed.items():
+        was = direct[name].origin
+        assert (sub.origin.layout, sub.origin.submitters) == (was.layout, was.submitters)
+        assert sub.origin.path.startswith(f"{archive}/"), sub.origin.path
+        assert outcome(sub, tmp_path / "packed", archive.name) == outcome(direct[name], tmp_path / "direct", path.name)
+
+
+def test_a_class_tar_never_writes_through_a_link_and_a_link_fails_only_its_student(tmp_path, monkeypatch):
+    """Links inside a class's tar: one student's symbolic link, then a file "inside" it (the classic tar escape
+    to wherever the link points) and a hard link. Nothing is written outside the unpacked class, the two
+    students with links get a directory's link message, the others are untouched. A link at the archive's
+    top stands for a whole student: the archive is refused, naming it. The unpacked class is removed at exit."""
+    import io
+    import subprocess
+    import sys
+    import tarfile
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    files = {**under("li/attention", package_files(PARTIAL)), **under("wei/attention", package_files(PARTIAL)),
+             **under("chen/attention", package_files(PARTIAL))}
+
+    def pack(archive: Path, links: list[tuple[str, str, bytes]]) -> Path:
+        with tarfile.open(archive, "w:gz") as tf:
+            for rel, data in files.items():
+                member = tarfile.TarInfo(rel)
+                member.size = len(data)
+                tf.addfile(member, io.BytesIO(data))
+            for name, target, kind in links:
+                member = tarfile.TarInfo(name)
+                member.type, member.linkname = kind, target
+                tf.addfile(member)
+                if kind == tarfile.SYMTYPE:  # then a file below it
+                    below = tarfile.TarInfo(f"{name}/pwned.py")
+                    below.size = 4
+                    tf.addfile(below, io.BytesIO(b"evil"))
+        return archive
+
+    archive = pack(tmp_path / "class.tgz", [("li/attention/notes", str(outside), tarfile.SYMTYPE),
+                                           ("wei/attention/softmax.py", "li/attention/softmax.py", tarfile.LNKTYPE)])
+    subs = found(archive, layout=Layout.FOLDERS)
+    assert sorted(subs) == ["chen", "li", "wei"]
+    assert list(outside.iterdir()) == []
+    assert problem(subs["li"], tmp_path) == "symlinks are not allowed in a submission: li/attention/notes"
+    assert problem(subs["wei"], tmp_path) == "symlinks are not allowed in a submission: wei/attention/softmax.py"
+    assert package_files(package_of(subs["chen"], tmp_path)) == package_files(PARTIAL)
+    top = pack(tmp_path / "top.tgz", [("zoe", "/", tarfile.SYMTYPE)])
+    with pytest.raises(IntakeError, match=r"cannot unpack the class archive .*top.tgz: archive entry is a link: 'zoe'"):
+        found(top, layout=Layout.FOLDERS)
+    assert list(outside.iterdir()) == []
+    private = tmp_path / "tmp"
+    private.mkdir()
+    code = ("import sys; from pathlib import Path; from attnlab.grade.batch.intake import discover; "
+            "subs = discover([Path(sys.argv[1])], markers=frozenset(sys.argv[2:]), layout='folders'); "
+            "assert all(s.source.is_dir() for s in subs), subs; print(subs[0].source)")
+    done = subprocess.run([sys.executable, "-c", code, str(archive), *MARKERS], capture_output=True, text=True,
+                          env={**__import__("os").environ, "TMPDIR": str(private)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(f"{private}/attnlab-class-")
+    assert list(private.glob("attnlab-class-*")) == []  # unpacked there, then removed at exit

@@ -22,8 +22,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                                      "它不是 Brightspace 下载的文件"},
     "intake.bad_metadata": {"en": "cannot read the Gradescope metadata {path}: {problem}",
                             "zh": "无法读取 Gradescope 元数据 {path}：{problem}"},
-    "intake.looks_like_class": {"en": "{path} looks like a class, not one student's upload: {count} folders or zips each hold a zip. Grade each as a student with `{folders}`, or as one student's upload with `{single}`",
-                                "zh": "{path} 看起来是整个班级而不是一名学生的上传：其中 {count} 个文件夹或 zip 各含一个 zip。按每名学生评分请用 `{folders}`；若确为一名学生的上传，请用 `{single}`"},
+    "intake.looks_like_class": {"en": "{path} looks like a class, not one student's upload: {count} entries are archives or folders holding one (a zip or a tar). Grade each as a student with `{folders}`, or as one student's upload with `{single}`",
+                                "zh": "{path} 看起来是整个班级而不是一名学生的上传：其中 {count} 个条目是压缩包（zip 或 tar）或含压缩包的文件夹。按每名学生评分请用 `{folders}`；若确为一名学生的上传，请用 `{single}`"},
+    "intake.bad_class_archive": {"en": "cannot unpack the class archive {path}: {problem}",
+                                 "zh": "无法解压班级压缩包 {path}：{problem}"},
     "intake.export_inside": {"en": "{path} holds a {layout} download, {export}: give the download itself, `{command}`",
                              "zh": "{path} 中有一个 {layout} 下载文件 {export}：请直接给出该文件，`{command}`"},
     # per-submission: the result says this, the other submissions are graded

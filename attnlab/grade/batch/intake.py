@@ -23,15 +23,19 @@ Every top-level entry of an export is a submission, also one holding nothing rea
 .DS_Store), so that it gets a result saying why it was not graded. A path about to be graded as one
 student that is a class (a zip of folders each holding a zip, a folder holding an LMS download) is refused
 with the command to use. A zip is never read as `folders` unless forced: a student's zip holding two
-packages is one submission with an error naming both. Names are file-safe (names.slug), the person's name
-as written is kept apart (Submitter.name); they are made unique the same way every time: names two
-submissions share take their fallback (the folder a file sits in, or the LMS's user or submission id), and
-any still shared get -2, -3, ... in the order of their paths. Paths that do not exist, or are given twice,
-are usage errors raised before anything runs.
+packages is one submission with an error naming both. A tar archive given as a path is read by a zip's rules,
+and one holding a class is unpacked once and read as a directory (unpacked_class). Names are file-safe
+(names.slug), the person's name as written is kept apart (Submitter.name); they are made unique the same way
+every time: names two submissions share take their fallback (the folder a file sits in, or the LMS's user or
+submission id), and any still shared get -2, -3, ... in the order of their paths. Paths that do not exist, or
+are given twice, are usage errors raised before anything runs.
 """
 
+import atexit
 import itertools
 import shlex
+import shutil
+import tempfile
 import zipfile
 from collections import Counter
 from dataclasses import replace
@@ -39,11 +43,12 @@ from pathlib import Path
 
 from attnlab.core import paths
 from attnlab.core.names import display_name, slug, stem_of
-from attnlab.grade.batch import blackboard, brightspace, lms_layouts, moodle, outputs
+from attnlab.grade.batch import blackboard, brightspace, lms_layouts, moodle, outputs, unpack
 from attnlab.grade.batch.lms_layouts import Candidate
 from attnlab.grade.batch.notebooks import is_upload_file
 from attnlab.grade.batch.submissions import IntakeError, Layout, Origin, Submission, Submitter
 from attnlab.grade.batch.unpack import MAX_LISTING, open_zip, skipped, walk_files
+from attnlab.grade.sandbox import runs
 
 
 def listing(path: Path) -> list[str] | None:
@@ -139,12 +144,12 @@ def command(arg: Path | str, *options: str) -> str:
 
 
 def refuse_a_class_as_one(arg: Path, source: Path, files: list[str], markers: frozenset[str]) -> None:
-    """A path about to be graded as one student that is a class: a zip of folders that each hold a zip (a
-    class zipped by hand, an LMS download of a layout not read here), or a directory holding an LMS export
-    beside no package. Refused with the command to use, never graded as one student."""
+    """A path about to be graded as one student that is a class: a zip or tar of folders that each hold an
+    archive (a class zipped by hand, an LMS download of a layout not read here), or a directory holding an LMS
+    export beside no package. Refused with the command to use, never graded as one student."""
     entries = student_entries(files, markers)
-    holding_zips = [e for e in entries if e.lower().endswith(".zip") or any(
-        f.startswith(e + "/") and f.lower().endswith(".zip") for f in files)]
+    holding_zips = [e for e in entries if unpack.is_archive(e) or any(
+        f.startswith(e + "/") and unpack.is_archive(f) for f in files)]
     if source.is_file() and len(holding_zips) >= 2:
         raise IntakeError("intake.looks_like_class", path=str(arg), count=len(holding_zips),
                           folders=command(arg, "--layout", "folders"), single=command(arg, "--layout", "single"))
@@ -184,9 +189,39 @@ def folders(arg: Path, source: Path, tops: dict[str, bool]) -> list[Candidate]:
     return found
 
 
+def unpacked_class(arg: Path, source: Path, layout: Layout | None,
+                   markers: frozenset[str]) -> tuple[Path, Layout] | None:
+    """A tar archive given on the command line that holds a class (an LMS download, or `layout` given), unpacked
+    once into a directory of its own named as the archive is (removed when this process
+    exits, or by a later run's sweep where it was killed), and its layout; None where it is one student's
+    upload, by a zip's rules (a tar of folders that each hold an archive is refused: refuse_a_class_as_one). A tar
+    is read in order, so the students' files cannot be taken from it one at a time as a zip's are."""
+    try:
+        files = unpack.tar_listing(source)
+    except unpack.BadSubmission as problem:
+        if layout is None:
+            return None  # graded as one upload, whose result says what is wrong with it
+        raise IntakeError("intake.bad_class_archive", path=str(arg), problem=str(problem)) from None
+    chosen = layout or detect(source, files, markers)
+    if chosen is Layout.SINGLE:
+        refuse_a_class_as_one(arg, source, files, markers)
+        return None
+    work = Path(tempfile.mkdtemp(prefix=f"{runs.SCRATCH_PREFIX}class-"))
+    atexit.register(shutil.rmtree, work, True)
+    runs.mark(work)
+    target = work / source.name  # named as the archive: the students' messages name it, as they name a zip
+    try:
+        unpack.unpack_class_tar(source, target)
+    except unpack.BadSubmission as problem:
+        raise IntakeError("intake.bad_class_archive", path=str(arg), problem=str(problem)) from None
+    return target, chosen
+
+
 def expand(arg: Path, markers: frozenset[str], layout: Layout | None) -> list[Candidate]:
     """The submissions in one command-line path."""
     source = arg.resolve()
+    if layout is not Layout.SINGLE and source.is_file() and unpack.is_tar(source.name):
+        source, layout = unpacked_class(arg, source, layout, markers) or (source, Layout.SINGLE)
     files = None if layout is Layout.SINGLE else listing(source)
     if files is None:
         if layout not in (None, Layout.SINGLE):

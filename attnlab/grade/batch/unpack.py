@@ -34,6 +34,7 @@ MAX_LISTING = 200_000  # entries a zip may list at all (a class's LMS export hol
 CHUNK = 1 << 16
 TOOL_DIRS = frozenset({"__MACOSX", "__pycache__", "venv", "site-packages", "node_modules"})
 MAX_TAR_SCAN = 4 * MAX_TOTAL_BYTES  # bytes a tar may inflate to in all: it is read in order, skipped members too
+MAX_CLASS_TAR_BYTES = 4 << 30  # bytes a tar holding a whole class may inflate to in all (unpack_class_tar)
 # archives students make that grade.py does not unpack (no reader in the standard library), by suffix
 NOT_UNPACKED = {".rar": "RAR", ".7z": "7-Zip", ".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "Zstandard"}
 
@@ -129,17 +130,22 @@ def _inflated(raw) -> io.BufferedIOBase:
     return raw
 
 
-def extract_tar(archive: Path, target: Path) -> int:
-    """Every regular file of a tar archive (compressed or not) into `target`, with a zip's checks: a name that
-    escapes, a link (symbolic or hard), too many files, too many bytes written and too many for the archive's
-    size (a bomb) are refused; tool folders and hidden files are skipped. A tar is read in order (skipping a
-    member means inflating it), so everything read counts against a cap, headers included, and a member whose
-    header promises more than that is refused before its bytes are read."""
+def _scan_cap(archive: Path, limit: int) -> tuple[int, BadSubmission]:
+    """How many bytes reading `archive` may inflate to in all (at most `limit`, at most MAX_RATIO times its
+    size), and the refusal past it."""
     size = max(archive.stat().st_size, 1)
-    cap = min(MAX_TAR_SCAN, MAX_RATIO * size + (1 << 20))
-    refusal = (BadSubmission("upload.archive_bomb", name=archive.name, ratio=MAX_RATIO) if cap < MAX_TAR_SCAN else
-               BadSubmission("upload.too_big", mb=MAX_TAR_SCAN >> 20))
-    written = count = listed = 0
+    cap = min(limit, MAX_RATIO * size + (1 << 20))
+    return cap, (BadSubmission("upload.archive_bomb", name=archive.name, ratio=MAX_RATIO) if cap < limit else
+                 BadSubmission("upload.too_big", mb=limit >> 20))
+
+
+def _tar_members(archive: Path, limit: int) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, PurePosixPath]]:
+    """(the open tar, a member, its checked name) in the archive's order, read through the cap of _scan_cap: a
+    member whose header promises more than that is refused before its bytes are read, a name that escapes or
+    is not UTF-8 is refused; raises BadSubmission. A member named with a final "/" is a directory, whatever its
+    type says (`folder`)."""
+    cap, refusal = _scan_cap(archive, limit)
+    listed = 0
     try:
         with open(archive, "rb") as raw, _inflated(raw) as inflated, \
                 tarfile.open(fileobj=io.BufferedReader(_Capped(inflated, cap, refusal), CHUNK), mode="r|") as tf:
@@ -149,32 +155,103 @@ def extract_tar(archive: Path, target: Path) -> int:
                     raise BadSubmission("upload.too_many_entries", count=listed, limit=MAX_LISTING)
                 if member.size > cap:
                     raise refusal
-                if member.isdir() or member.name.endswith("/"):  # a directory, whatever its type says
-                    continue
-                name = member.name
+                if folder(member) and not PurePosixPath(member.name).parts:
+                    continue  # "./": the folder `tar -C DIR .` was given
                 try:
-                    name.encode("utf-8")
+                    member.name.encode("utf-8")
                 except UnicodeEncodeError:  # tarfile keeps undecodable bytes as surrogates
-                    raise BadSubmission("upload.name_not_utf8", name=repr(name)) from None
-                rel = _check_name(name, name)
-                if member.issym() or member.islnk():
-                    raise BadSubmission("upload.tar_link", name=repr(name))
-                if not member.isreg() or skipped(name):
-                    continue  # a device or fifo creates nothing; a tool's file is not the student's
-                count += 1
-                if count > MAX_ENTRIES:
-                    raise BadSubmission("upload.too_many_entries", count=count, limit=MAX_ENTRIES)
-                dest = target.joinpath(*rel.parts)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                with tf.extractfile(member) as src, open(dest, "wb") as out:
-                    while chunk := src.read(CHUNK):
-                        written += len(chunk)
-                        if written > MAX_TOTAL_BYTES:
-                            raise BadSubmission("upload.too_big", mb=MAX_TOTAL_BYTES >> 20)
-                        out.write(chunk)
+                    raise BadSubmission("upload.name_not_utf8", name=repr(member.name)) from None
+                yield tf, member, _check_name(member.name, member.name)
     except (tarfile.TarError, OSError, EOFError, ValueError) as exc:  # zlib.error and lzma.LZMAError are OSError
         raise BadSubmission("upload.bad_tar", problem=str(exc)) from None
+
+
+def _write_member(tf: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, written: int, limit: int) -> int:
+    """The member's bytes into `dest`; the bytes written so far, these included (at most `limit`)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tf.extractfile(member) as src, open(dest, "wb") as out:
+        while chunk := src.read(CHUNK):
+            written += len(chunk)
+            if written > limit:
+                raise BadSubmission("upload.too_big", mb=limit >> 20)
+            out.write(chunk)
+    return written
+
+
+def extract_tar(archive: Path, target: Path) -> int:
+    """Every regular file of a tar archive (compressed or not) into `target`, with a zip's checks: a name that
+    escapes, a link (symbolic or hard), too many files, too many bytes written and too many for the archive's
+    size (a bomb) are refused; tool folders and hidden files are skipped. A tar is read in order (skipping a
+    member means inflating it), so everything read counts against a cap, headers included."""
+    written = count = 0
+    try:
+        for tf, member, rel in _tar_members(archive, MAX_TAR_SCAN):
+            if member.issym() or member.islnk():
+                raise BadSubmission("upload.tar_link", name=repr(member.name))
+            if folder(member) or not member.isreg() or skipped(member.name):
+                continue  # a device or fifo creates nothing; a tool's file is not the student's
+            count += 1
+            if count > MAX_ENTRIES:
+                raise BadSubmission("upload.too_many_entries", count=count, limit=MAX_ENTRIES)
+            written = _write_member(tf, member, target.joinpath(*rel.parts), written, MAX_TOTAL_BYTES)
+    except (tarfile.TarError, OSError, EOFError) as exc:  # a file where a folder goes ("a", then "a/b.py")
+        raise BadSubmission("upload.bad_tar", problem=str(exc)) from None
     return count
+
+
+def tar_listing(archive: Path) -> list[str]:
+    """The names of a class's tar archive's files ("./" left out; a link is listed as a file), hidden names and
+    tool folders left out, as intake.listing lists a zip's; raises BadSubmission."""
+    return [rel.as_posix() for _, m, rel in _tar_members(archive, MAX_CLASS_TAR_BYTES)
+            if not folder(m) and (m.isreg() or m.issym() or m.islnk()) and not skipped(m.name)]
+
+
+def folder(member: tarfile.TarInfo) -> bool:
+    return member.isdir() or member.name.endswith("/")
+
+
+def _kept_folder(rel: PurePosixPath, is_folder: bool) -> PurePosixPath | None:
+    """The folder a class's member shows exists, where it is no tool's (a student's folder holding only
+    .DS_Store, or nothing, is still that student's: intake.folders_in); None where there is none."""
+    parts = rel.parts if is_folder else rel.parts[:-1]
+    kept = next((i for i, part in enumerate(parts) if skipped(part)), len(parts))
+    return PurePosixPath(*parts[:kept]) if kept else None
+
+
+LINK_TARGET = "(a link in the archive: not unpacked)"  # what every unpacked link points to: nothing
+
+
+def unpack_class_tar(archive: Path, target: Path) -> None:
+    """All of a tar archive that holds a whole class (a folder per student, an LMS download) into `target`,
+    where intake reads it as a directory and each student's files are then copied with a directory's checks
+    (unpack.copy_tree). The caps are a class's (MAX_LISTING files, MAX_CLASS_TAR_BYTES, the bomb ratio) and a
+    name that escapes is refused, for the whole archive. A link inside a student's folder becomes a symbolic
+    link that points nowhere (LINK_TARGET), so that the copy of that student's files refuses it, naming it, as
+    it refuses a link in a folder; nothing is ever written below it. A link at the archive's top is refused:
+    it would stand for a whole student."""
+    written, links = 0, set()
+    try:
+        for tf, member, rel in _tar_members(archive, MAX_CLASS_TAR_BYTES):
+            if rel in links or any(parent in links for parent in rel.parents):
+                continue  # nothing is written where a link is, or below one
+            if (kept := _kept_folder(rel, folder(member))) is not None:
+                target.joinpath(*kept.parts).mkdir(parents=True, exist_ok=True)
+            if folder(member) or skipped(member.name):
+                continue
+            dest = target.joinpath(*rel.parts)
+            if member.issym() or member.islnk():
+                if len(rel.parts) == 1:
+                    raise BadSubmission("upload.tar_link", name=repr(member.name))
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if dest.is_file():
+                    dest.unlink()  # a later member replaces an earlier one, as tar itself does
+                if not dest.exists():
+                    os.symlink(LINK_TARGET, dest)
+                links.add(rel)
+            elif member.isreg():
+                written = _write_member(tf, member, dest, written, MAX_CLASS_TAR_BYTES)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise BadSubmission("upload.bad_tar", problem=str(exc)) from None
 
 
 def _check_name(name: str, shown: str) -> PurePosixPath:
