@@ -26,7 +26,7 @@ from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.outputs import atomic_write, graded_with, read_results
-from attnlab.instructor import charts, items, report_tables
+from attnlab.instructor import charts, items, report_tables, sources
 from attnlab.instructor.report_tables import status_counts, status_word
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -137,13 +137,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, help="HTML file (default: RESULTS_DIR/report.html)")
     config.add_arguments(parser, ("lang",))
     parser.add_argument("--submissions", type=Path, default=None,
-                        help="the directory of submissions that was graded: fills the similar-code section")
+                        help="the directory of submissions that was graded, or the LMS download's zip or tar archive "
+                             "that was: fills the similar-code section")
     parser.add_argument("--known", type=Path, default=None,
                         help="known sources (public code, last year's solutions) to compare the submissions with")
     opts = parser.parse_args(argv)
     for flag, given in (("--submissions", opts.submissions), ("--known", opts.known)):
-        if given is not None and not given.is_dir():
-            print(f"python -m attnlab.instructor.report: {flag} {given} is not a directory", file=sys.stderr)
+        if given is not None and not given.is_dir() and not (flag == "--submissions" and sources.is_class_file(given)):
+            kind = "a directory, nor a zip or tar archive" if flag == "--submissions" else "a directory"
+            print(f"python -m attnlab.instructor.report: {flag} {given} is not {kind}", file=sys.stderr)
             return 2
     try:
         loaded = load_results(opts.results_dir)  # read once: for the report and for the files named below

@@ -27,6 +27,7 @@ from attnlab.core import config, frameworks, paths
 from attnlab.core.i18n import Message, default_lang, t
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
+from attnlab.instructor import sources
 from attnlab.instructor.fingerprints import Statement
 from attnlab.instructor.similarity_index import BINS, MIN_SIZE, THRESHOLD, score_exercise
 from attnlab.instructor.sources import read_known, read_sources
@@ -251,7 +252,9 @@ def print_found(found: Found, top: int, lang: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnlab.instructor.similarity", description=__doc__.split("\n")[0])
-    parser.add_argument("directory", type=Path, help="a directory of submissions (package directories or .zip files)")
+    parser.add_argument("directory", type=Path,
+                        help="the submissions as grade.py took them: a directory (package directories, .zip files, "
+                             "an LMS download) or an LMS download's zip or tar archive")
     parser.add_argument("--known", type=Path, default=None,
                         help="a directory of known sources (.py files, packages or .zip files, searched recursively)")
     parser.add_argument("--top", type=int, default=20, help="clusters printed, most alike first (default 20)")
@@ -261,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     lang = opts.lang or default_lang()
     for given in (opts.directory, opts.known):
-        if given is not None and not given.is_dir():
+        if given is not None and not given.is_dir() and not (given is opts.directory and sources.is_class_file(given)):
             print(t("similarity.not_a_directory", lang, path=str(given)), file=sys.stderr)
             return 2
     started = time.perf_counter()

@@ -14,7 +14,7 @@ from attnlab.core.i18n import Message
 from attnlab.core.spec import Course
 from attnlab.grade.batch.intake import discover
 from attnlab.grade.batch.submissions import BadSubmission, IntakeError, Submission, locate, prepare
-from attnlab.grade.batch.unpack import taken_files
+from attnlab.grade.batch.unpack import is_archive, taken_files
 
 MAX_SOURCE_BYTES = 1 << 20  # a larger .py file is not a hand-written solution: left out
 
@@ -46,6 +46,11 @@ def _in_place(submission: Submission, markers: frozenset[str]) -> dict[str, str]
     return {"/".join(parts): _read(path) for parts, path in python}
 
 
+def is_class_file(path: Path) -> bool:
+    """Whether `path` is a file read_sources reads as submissions too: a zip or tar archive (an LMS download)."""
+    return path.is_file() and is_archive(path.name)
+
+
 def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, str]], dict[str, Message]]:
     """Submission name (as in grade.py's results) -> {path in the package: text}, and name -> why it could
     not be read."""
@@ -55,7 +60,7 @@ def read_sources(directory: Path, course: Course) -> tuple[dict[str, dict[str, s
     try:
         submissions = discover([Path(directory)], markers=markers)
         whole = len(submissions) == 1 and submissions[0].source == Path(directory).resolve()
-        if whole and not (Path(directory) / "__init__.py").is_file():
+        if whole and Path(directory).is_dir() and not (Path(directory) / "__init__.py").is_file():
             # one submission by intake's rules (packages beside zips): graded as `grade.py DIR/*`, entry by entry
             entries = sorted(p for p in Path(directory).iterdir() if not p.name.startswith("."))
             submissions = discover(entries, markers=markers) if len(entries) > 1 else submissions

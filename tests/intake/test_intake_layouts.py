@@ -541,3 +541,21 @@ def test_a_class_tar_never_writes_through_a_link_and_a_link_fails_only_its_stude
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(f"{private}/attnlab-class-")
     assert list(private.glob("attnlab-class-*")) == []  # unpacked there, then removed at exit
+
+
+def test_similarity_reads_an_lms_download_as_grade_py_took_it(canvas_download, tmp_path, capsys):
+    """`grade.py export.zip` is how an LMS download is graded; the report's similar-code section
+    (`--submissions`) and the similarity command take the same zip, or its tar, not only a folder."""
+    from attnlab.core import paths
+    from attnlab.core.spec_load import load_course
+    from attnlab.instructor import report, similarity, sources
+
+    path, expected = canvas_download
+    archive = as_tar(path, tmp_path / "canvas.tar.gz")
+    course = load_course(paths.SPEC_DIR)
+    zipped, packed = sources.read_sources(path, course), sources.read_sources(archive, course)
+    assert sorted(zipped[0]) == sorted(name for name, want in expected.items() if not want.error)
+    assert packed[0] == zipped[0] and sorted(packed[1]) == sorted(zipped[1]) == ["notes.txt", "zhaolei"]
+    assert similarity.main([str(archive)]) == 0 and "4 submissions, 12 exercises" in capsys.readouterr().out
+    assert report.main([str(tmp_path), "--submissions", str(path / "nothing")]) == 2
+    assert "is not a directory, nor a zip or tar archive" in capsys.readouterr().err
