@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from attnlab.core import frameworks, paths
+from attnlab.core import frameworks, imports, paths
 from attnlab.core.i18n import LANGS, default_lang
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import assignment_framework, load_course
@@ -164,7 +164,7 @@ class Run:
     def offered(self) -> tuple[str, ...]:
         """What student code may import besides the standard library: the framework's packages and the
         course's libraries (attnlab.core.imports)."""
-        return (*self.adapter.imports, *self.course.libraries)
+        return imports.course_offers(self.adapter, self.course.libraries)
 
     def replace(self, **changes: Any) -> "Run":
         return dataclasses.replace(self, **changes)

@@ -159,7 +159,7 @@ class InProcessImpl:
             raise self._import_failure
         if self._package is None:
             self.adapter.prepare()
-            allowed = None if self.libraries is None else (*self.adapter.imports, *self.libraries)
+            allowed = None if self.libraries is None else imports.course_offers(self.adapter, self.libraries)
             try:
                 self._package = load_package(self.path, allowed)
             except Outcome as failure:

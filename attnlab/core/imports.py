@@ -22,6 +22,12 @@ ALWAYS = ("jaxtyping",)  # the stubs' own annotations; the framework's own packa
 _IMPORT_MACHINERY = ("<frozen importlib", os.path.dirname(importlib.__file__))
 
 
+def course_offers(adapter, libraries: tuple[str, ...]) -> tuple[str, ...]:
+    """What student code may import besides the standard library: the framework's packages (its adapter's
+    `imports`) and the course's libraries. The one list Run.offered, the runner and InProcessImpl pass on."""
+    return (*adapter.imports, *libraries)
+
+
 def offered(top: str, libraries: tuple[str, ...] | frozenset[str]) -> bool:
     """Whether student code may import the top-level module `top` where the course offers `libraries` (its own
     and its framework's): the standard library and jaxtyping always."""

@@ -29,6 +29,7 @@ from attnlab.core.calls import describe_exception
 from attnlab.core.frameworks.base import Adapter
 from attnlab.core.i18n import Message, to_wire
 from attnlab.core.impl import call_checked, find_function, load_package
+from attnlab.core.imports import course_offers
 from attnlab.core.inputs import changed
 from attnlab.core.outcomes import Outcome, SubmissionError, exception_chain
 from attnlab.core.outputs import parts
@@ -180,7 +181,7 @@ def import_submission(path: Path, libraries: tuple[str, ...], adapter: Adapter) 
     """The imported package and the hello frame; SystemExit at import is a failure, not an exit."""
     try:
         adapter.prepare()
-        return load_package(path, (*adapter.imports, *libraries)), {"status": "ready"}
+        return load_package(path, course_offers(adapter, libraries)), {"status": "ready"}
     except Outcome as exc:
         return None, {"status": "error", "message": to_wire(exc.message)}
     except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt: still just a failed import
