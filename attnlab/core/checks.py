@@ -18,7 +18,7 @@ from attnlab.core.diagnose import diagnose, run_misconception
 from attnlab.core.i18n import Message, t
 from attnlab.core.impl import Implementation, Returned, find_function
 from attnlab.core.internal import internal_check
-from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure
+from attnlab.core.outcomes import RAISED, CheckFailure, Outcome, ShapeError, is_import_failure, is_signature_failure
 from attnlab.core.outputs import Output, join, parts
 from attnlab.core.results import CheckResult
 from attnlab.core.spec import CaseBudget, CaseSpec, ExerciseSpec, Misconception, PropertySpec
@@ -261,18 +261,25 @@ def run_cases(ctx: Context, cases: list[CaseSpec]) -> Iterator[CheckResult]:
         yield result
 
 
+def _everywhere(failure: BaseException) -> str | None:
+    """The hint for a failure that stops every check whatever its inputs: code that does not import, a function
+    whose parameters are not the stub's; None for any other."""
+    return "hint_import" if is_import_failure(failure) else "hint_signature" if is_signature_failure(failure) else None
+
+
 def _import_result(ctx: Context, name: str, failure: Outcome, kind: str) -> CheckResult:
-    """A check that could not run because the code does not import: the problem alone (the same for every
-    check it stops; the case's inputs are beside the point) and advice to fix it first."""
+    """A check that could not run because of a failure every check meets (_everywhere): the problem alone (the
+    same for every check it stops, said once; the case's inputs are beside the point) and advice to fix it
+    first."""
     return CheckResult(name, False, failure.status, failure.text(ctx.lang), kind=kind,
-                       hint=t("hint_import", ctx.lang))
+                       hint=t(_everywhere(failure), ctx.lang))
 
 
 def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: Output | None,
                  got: Output | Outcome | CheckFailure) -> CheckResult:
     if isinstance(got, Exception) and not isinstance(got, RAISED):
         raise got  # validating the output failed in the judge's own code: an internal error (run_cases)
-    if is_import_failure(got):
+    if _everywhere(got):
         return _import_result(ctx, case.name, got, "case")
     if isinstance(got, RAISED):
         return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
@@ -320,7 +327,7 @@ def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
     try:
         prop.law(dataclasses.replace(ctx, deep_guard=False), **prop.params)
     except Outcome as outcome:
-        if is_import_failure(outcome):
+        if _everywhere(outcome):
             return _import_result(ctx, prop.name, outcome, "property")
         return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, outcome.message, law=False),
                            kind="property", hint=_hint(outcome, ctx.lang))

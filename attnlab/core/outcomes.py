@@ -118,13 +118,26 @@ IMPORT_FAILURES = frozenset({"import_failed", "import_package_failed", "grade.im
                              "library_not_in_course", "own_module_by_name"})
 
 
-def is_import_failure(exc: BaseException) -> bool:
+# The function cannot be called as the checks call it (its parameters are not the stub's): the same for every
+# call too.
+SIGNATURE_FAILURES = frozenset({"parameters_renamed", "parameters_added"})
+
+
+def _key(exc: BaseException) -> str | None:
     if not isinstance(exc, Outcome):
-        return False
+        return None
     message = exc.message
     if message.key == "raw" and isinstance(message.values.get("text"), Message):
         message = message.values["text"]  # a runner's message, as the grader passes it on
-    return message.key in IMPORT_FAILURES
+    return message.key
+
+
+def is_import_failure(exc: BaseException) -> bool:
+    return _key(exc) in IMPORT_FAILURES
+
+
+def is_signature_failure(exc: BaseException) -> bool:
+    return _key(exc) in SIGNATURE_FAILURES
 
 
 def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:

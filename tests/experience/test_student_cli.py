@@ -302,6 +302,11 @@ def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys
     assert code == 1 and "run_softmax(x, axis) takes no parameter named in_features, dim: the checks pass " \
                          "arguments by the stub's parameter names" in out, out
     assert "raised" not in out
+    # the same for every case whatever its inputs: said once, with what to do instead of the exercise's hints
+    assert out.count("takes no parameter named") == 1 and "inputs:" not in out, out
+    assert f"({SOFTMAX_VISIBLE - 1} more checks failed the same way)" in out
+    assert "no check can run until the function takes the stub's parameters" in out
+    assert not any(hint in out for hint in load_course(paths.SPEC_DIR).get("softmax").hints["en"])
     monkeypatch.chdir(tmp_path)  # submit, which runs nothing, reads the def and says so before the upload
     code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "mine")
     assert code == 0 and (tmp_path / "mine-submission.zip").is_file()

@@ -26,6 +26,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "zh": "{path} 不是一个包：其中既没有 __init__.py，也没有任何 .py 文件（请复制 student_template/）"},
     "import_failed": {"en": "importing {what} failed: {problem}", "zh": "导入 {what} 失败：{problem}"},
     "import_package_failed": {"en": "your package does not import: {problem}", "zh": "你的包无法导入：{problem}"},
+    "hint_signature": {"en": "no check can run until the function takes the stub's parameters: keep the names (and the "
+                             "defaults) the template gives them",
+                       "zh": "函数的参数与模板一致之前，任何检查都无法运行：请保留模板给出的参数名（及默认值）"},
     "hint_import": {"en": "no check can run until your code imports: fix this error first, at the file and line shown",
                     "zh": "代码能够导入之后检查才能运行：请先修复这个错误（见所示的文件和行号）"},
     "hint_timeout": {"en": "your code ran out of CPU time (the limit is the same in pytest, attnlab check and grading): "
