@@ -26,8 +26,9 @@ from attnlab.core.i18n import default_lang, t
 from attnlab.core.spec import FRAMEWORKS, Course, SpecError
 from attnlab.core.spec_load import load_course
 from attnlab.grade.batch.outputs import atomic_write, graded_with, read_results
-from attnlab.instructor import charts, items, report_tables, sources
+from attnlab.instructor import charts, items, report_tables
 from attnlab.instructor.report_tables import status_counts, status_word
+from attnlab.instructor.sources import is_class_file
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FONT_STACK = 'system-ui, "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", sans-serif'
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="known sources (public code, last year's solutions) to compare the submissions with")
     opts = parser.parse_args(argv)
     for flag, given in (("--submissions", opts.submissions), ("--known", opts.known)):
-        if given is not None and not given.is_dir() and not (flag == "--submissions" and sources.is_class_file(given)):
+        if given is not None and not given.is_dir() and not (flag == "--submissions" and is_class_file(given)):
             kind = "a directory, nor a zip or tar archive" if flag == "--submissions" else "a directory"
             print(f"python -m attnlab.instructor.report: {flag} {given} is not {kind}", file=sys.stderr)
             return 2

@@ -27,10 +27,9 @@ from attnlab.core import config, frameworks, paths
 from attnlab.core.i18n import Message, default_lang, t
 from attnlab.core.spec import Course
 from attnlab.core.spec_load import load_course
-from attnlab.instructor import sources
 from attnlab.instructor.fingerprints import Statement
 from attnlab.instructor.similarity_index import BINS, MIN_SIZE, THRESHOLD, score_exercise
-from attnlab.instructor.sources import read_known, read_sources
+from attnlab.instructor.sources import is_class_file, read_known, read_sources
 from attnlab.instructor.units import Package, Unit, all_units, known_units, read_package
 
 
@@ -264,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     lang = opts.lang or default_lang()
     for given in (opts.directory, opts.known):
-        if given is not None and not given.is_dir() and not (given is opts.directory and sources.is_class_file(given)):
+        if given is not None and not given.is_dir() and not (given is opts.directory and is_class_file(given)):
             print(t("similarity.not_a_directory", lang, path=str(given)), file=sys.stderr)
             return 2
     started = time.perf_counter()

@@ -192,10 +192,10 @@ def folders(arg: Path, source: Path, tops: dict[str, bool]) -> list[Candidate]:
 def unpacked_class(arg: Path, source: Path, layout: Layout | None,
                    markers: frozenset[str]) -> tuple[Path, Layout] | None:
     """A tar archive given on the command line that holds a class (an LMS download, or `layout` given), unpacked
-    once into a directory of its own named as the archive is (removed when this process
-    exits, or by a later run's sweep where it was killed), and its layout; None where it is one student's
-    upload, by a zip's rules (a tar of folders that each hold an archive is refused: refuse_a_class_as_one). A tar
-    is read in order, so the students' files cannot be taken from it one at a time as a zip's are."""
+    once into a directory of its own named as the archive is (removed when this process exits, or by a later
+    run's sweep where it was killed), and its layout; None where it is one student's upload, by a zip's rules (a
+    tar of folders that each hold an archive is refused: refuse_a_class_as_one). A tar is read in order, so the
+    students' files cannot be taken from it one at a time as a zip's are."""
     try:
         files = unpack.tar_listing(source)
     except unpack.BadSubmission as problem:
