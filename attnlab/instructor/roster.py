@@ -95,8 +95,12 @@ def read_roster(path: Path) -> list[Entry]:
         raw = path.read_bytes()[:MAX_ROSTER_BYTES]
         # Blackboard's Grade Center download is UTF-16 and tab-delimited (its ".xls"); the others UTF-8 CSV
         text = raw.decode("utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise RosterError(f"cannot read the roster {path}: {exc}") from None
+    except UnicodeDecodeError as exc:  # re-saved by Excel in the machine's code page (GBK, Windows-1252, ...)
+        raise RosterError(f"the roster {path} is not UTF-8 (byte {exc.start + 1} is {raw[exc.start]:#04x}): a file "
+                          "re-saved by Excel is in the computer's own encoding; save it as \"CSV UTF-8\" or "
+                          "download it from the LMS again") from None
     lines = text.splitlines()
     rows = list(csv.reader(lines, dialect="excel-tab" if lines and "\t" in lines[0] else "excel"))
     if not rows:

@@ -166,6 +166,13 @@ def test_a_roster_without_ids_is_refused(tmp_path):
         read_roster(tmp_path / "names.csv")
 
 
+def test_a_roster_excel_saved_in_the_machines_encoding_says_how_to_save_it(tmp_path):
+    """Excel on a Chinese Windows saves "CSV" in GBK: the instructor is told what to do, not given a codec error."""
+    (tmp_path / "class.csv").write_bytes("Student,ID,SIS Login ID\n张伟,101,zhangwei\n".encode("gbk"))
+    with pytest.raises(RosterError, match=r"class.csv is not UTF-8 \(byte 25 is 0xd5\).*save it as \"CSV UTF-8\""):
+        read_roster(tmp_path / "class.csv")
+
+
 def write_results(directory, results):
     directory.mkdir(exist_ok=True)
     for data in results:
