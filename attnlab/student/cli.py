@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 
 from attnlab.core import config, paths, shutdown
+from attnlab.core.columns import pad
+from attnlab.core.columns import width as text_width
 from attnlab.core.config import Run
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl, load_package
@@ -35,8 +37,7 @@ from attnlab.core.status import Status
 from attnlab.student import signatures
 from attnlab.student.notebook import UnknownExercise, exercise_spec
 from attnlab.student.submit import SubmitError, build_notebook_submission, build_submission, default_name
-from attnlab.student.text import counted, pad, quiz_word, render_hints, render_result, say, status_word
-from attnlab.student.text import width as text_width
+from attnlab.student.text import counted, quiz_word, render_hints, render_result, say, status_word
 from attnlab.student.timer import time_limited
 
 DEFAULT_PACKAGE = "attention"

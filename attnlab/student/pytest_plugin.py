@@ -21,6 +21,7 @@ import pytest
 from attnlab.core import config as run_config
 from attnlab.core import frameworks, paths, shutdown
 from attnlab.core.checks import hint_line, run_case, run_property
+from attnlab.core.columns import pad
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state, read_answers, summarise_quiz
@@ -29,7 +30,7 @@ from attnlab.core.said_once import SaidOnce
 from attnlab.core.scoring import make_context, not_applicable_results, summarise
 from attnlab.core.spec import QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
-from attnlab.student.text import counted, pad, quiz_word, status_word
+from attnlab.student.text import counted, quiz_word, status_word
 from attnlab.student.timer import time_limited
 
 STATE = pytest.StashKey[dict]()

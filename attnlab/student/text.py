@@ -2,7 +2,6 @@
 `attnlab check` and by `check(...)` in a notebook; sentences come from the catalogue (attnlab.core.i18n).
 """
 
-import unicodedata
 from dataclasses import dataclass
 
 from attnlab.core.explain import score_explanation
@@ -31,15 +30,6 @@ def quiz_word(state: QuizState, lang: str) -> str:
     key = ("quiz_answered" if not state.unanswered else
            "quiz_unanswered" if len(state.unanswered) == len(state.answers) else "quiz_partly")
     return t(f"student.{key}", lang)
-
-
-def width(text: str) -> int:
-    """Columns a terminal uses for `text` (CJK characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def pad(text: str, columns: int) -> str:
-    return text + " " * max(columns - width(text), 0)
 
 
 @dataclass(frozen=True)

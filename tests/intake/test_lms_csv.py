@@ -5,6 +5,7 @@ no grading; test_intake_grading.py makes the same files from real gradings)."""
 import csv
 import io
 import json
+import unicodedata
 
 import pytest
 from intake_layouts import YORUBA
@@ -260,3 +261,19 @@ def test_no_grade_file_from_results_graded_with_different_checks(tmp_path, capsy
     assert f"{out} holds results graded with different checks ({len(MOODLE) - 1} with {'a' * 16}, 1 with " \
            f"{'b' * 16})" in said and "Run grade.py into it again" in said
     assert not (out / "moodle-grades.csv").exists()
+
+
+def test_grade_pys_table_lines_up_names_in_chinese(capsys):
+    """A class folder named after its students (张伟/, Olúwádámilọ́lá/) prints one column of scores: a CJK
+    character takes two columns of a terminal, a combining mark none."""
+    outputs.print_table([result("张伟", 33.0, None), result("alice", 100.0, None), result(YORUBA, 12.5, None),
+                         result("李四", 0.0, None, not_graded=EMPTY)])
+    shown = {"张伟": 4, "alice": 5, "李四": 4, YORUBA: sum(not unicodedata.combining(c) for c in YORUBA)}
+    assert shown[YORUBA] == 21 < len(YORUBA)  # its marks sit on letters
+    pad = {name: " " * (max(shown.values()) - columns) for name, columns in shown.items()}
+    assert capsys.readouterr().out.splitlines() == [
+        "submission" + " " * (max(shown.values()) - 10) + "          score  exercises passed",
+        f"{YORUBA}{pad[YORUBA]}    12.50 / 100  0/0",
+        f"alice{pad['alice']}   100.00 / 100  0/0",
+        f"张伟{pad['张伟']}    33.00 / 100  0/0",
+        f"李四{pad['李四']}     not graded  {EMPTY}"]

@@ -7,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from attnlab.core import columns
 from attnlab.core.results import ExerciseResult, SubmissionResult, points_cell, score_text
 from attnlab.core.status import Status
 
@@ -174,13 +175,15 @@ def write_gradescope(path: Path, result: SubmissionResult) -> None:
 
 
 def print_table(results: list[dict]) -> None:
-    width = max([len(r["submission"]) for r in results] + [10])
-    print(f"{'submission':<{width}}  {'score':>13}  exercises passed")
+    """A row per submission, its name padded by display width (a name in Chinese takes two columns a character)."""
+    name_width = max([columns.width(r["submission"]) for r in results] + [10])
+    print(f"{columns.pad('submission', name_width)}  {'score':>13}  exercises passed")
     for r in sorted(results, key=lambda d: d["submission"]):
+        name = columns.pad(r["submission"], name_width)
         if not graded(r):
-            print(f"{r['submission']:<{width}}  {'not graded':>13}  {r['not_graded']}")
+            print(f"{name}  {'not graded':>13}  {r['not_graded']}")
             continue
         counted = [e for e in r["exercises"] if e["status"] != Status.NOT_APPLICABLE]  # Triton outside torch
         passed = sum(e["status"] == Status.PASSED for e in counted)
         score = score_text(r["score"], r["max_score"])
-        print(f"{r['submission']:<{width}}  {score:>13}  {passed}/{len(counted)}")
+        print(f"{name}  {score:>13}  {passed}/{len(counted)}")
