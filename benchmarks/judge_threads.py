@@ -11,7 +11,7 @@ reference of the `attention` assignment both ways, the two ways alternating roun
 It prints the marginal wall seconds per copy of each round and their medians, the load average and a fixed
 Python loop's time before and after (marginal.py's), and judges nothing. On 2026-11-28 (load 1-3) the threads
 took 126-174 ms a copy, the processes 70-185 ms (medians of three 141-154 against 81-123, by hand at 09:21 and
-10:30); this script at 11:02, two rounds: threads 167 and 147 ms, processes 119 and 81.
+10:30); this script at 10:57, two rounds: threads 167 and 147 ms, processes 119 and 81.
 """
 
 import argparse
