@@ -267,20 +267,19 @@ def _everywhere(failure: BaseException) -> str | None:
     return "hint_import" if is_import_failure(failure) else "hint_signature" if is_signature_failure(failure) else None
 
 
-def _import_result(ctx: Context, name: str, failure: Outcome, kind: str) -> CheckResult:
-    """A check that could not run because of a failure every check meets (_everywhere): the problem alone (the
-    same for every check it stops, said once; the case's inputs are beside the point) and advice to fix it
-    first."""
-    return CheckResult(name, False, failure.status, failure.text(ctx.lang), kind=kind,
-                       hint=t(_everywhere(failure), ctx.lang))
+def _import_result(ctx: Context, name: str, failure: Outcome, kind: str, hint: str) -> CheckResult:
+    """A check that could not run because of a failure every check meets (_everywhere, whose hint key is
+    `hint`): the problem alone (the same for every check it stops, said once; the case's inputs are beside the
+    point) and advice to fix it first."""
+    return CheckResult(name, False, failure.status, failure.text(ctx.lang), kind=kind, hint=t(hint, ctx.lang))
 
 
 def _case_result(ctx: Context, case: CaseSpec, args: dict[str, Any], expected: Output | None,
                  got: Output | Outcome | CheckFailure) -> CheckResult:
     if isinstance(got, Exception) and not isinstance(got, RAISED):
         raise got  # validating the output failed in the judge's own code: an internal error (run_cases)
-    if _everywhere(got):
-        return _import_result(ctx, case.name, got, "case")
+    if hint := _everywhere(got):
+        return _import_result(ctx, case.name, got, "case", hint)
     if isinstance(got, RAISED):
         return CheckResult(case.name, False, got.status, _failure_text(ctx, case.name, args, got.message),
                            hint=_hint(got, ctx.lang))
@@ -327,8 +326,8 @@ def run_property(ctx: Context, prop: PropertySpec) -> CheckResult:
     try:
         prop.law(dataclasses.replace(ctx, deep_guard=False), **prop.params)
     except Outcome as outcome:
-        if _everywhere(outcome):
-            return _import_result(ctx, prop.name, outcome, "property")
+        if hint := _everywhere(outcome):
+            return _import_result(ctx, prop.name, outcome, "property", hint)
         return CheckResult(prop.name, False, outcome.status, _property_text(ctx, prop.name, outcome.message, law=False),
                            kind="property", hint=_hint(outcome, ctx.lang))
     except CheckFailure as failure:
