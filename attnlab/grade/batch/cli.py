@@ -265,10 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     digest = checks_digest(run)
     kept = {s.name: r for s in mine if (r := outputs.read_result(outputs.result_path(out_dir, s.name)))
             and _finished(r, *graded)} if not opts.force else {}
-    changed = [s.name for s in mine if s.name in kept and not _unchanged(kept[s.name], s)]
+    changed = {s.name for s in mine if s.name in kept and not _unchanged(kept[s.name], s)}
     # graded before the specs, the reference, the grader or the limits changed: graded again, so that one --out
     # never holds a class graded half under each
-    stale = [s.name for s in mine if s.name in kept and s.name not in changed and not same_checks(kept[s.name], digest)]
+    stale = {s.name for s in mine if s.name in kept and s.name not in changed and not same_checks(kept[s.name], digest)}
     todo = [s for s in mine if s.name not in kept or s.name in changed or s.name in stale]
     # no more workers than submissions: each leases a runner uid (a /proc and /tmp sweep each; --jobs 200 for two
     # submissions took 5.6 s against 2.6), and --jobs over the 900 uids stopped with a traceback

@@ -5,6 +5,7 @@ import io
 import json
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from attnlab.core import columns
@@ -93,9 +94,7 @@ def graded_with(results: list[dict]) -> list[tuple[str, int]]:
     """(checks digest, how many results) for each digest the results were graded with, most first, where more
     than one (grade.batch.checks_digest): a rerun after a spec was mended, stopped before it finished, leaves a
     directory graded two ways; its report and grade files must say so. [] when all agree."""
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[checks_of(result)] = counts.get(checks_of(result), 0) + 1
+    counts = Counter(checks_of(result) for result in results)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0])) if len(counts) > 1 else []
 
 
