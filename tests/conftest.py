@@ -15,6 +15,8 @@ import xdist_groups
 from attnlab.core import paths
 
 pytest_plugins = ["pytester"]
+def pytest_configure(config):
+    xdist_groups.one_thread_each(config)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,9 +8,26 @@ each exercise's JAX tests.
 
 The largest groups go first; every other test is a group of its own, handed out one by one as xdist's `load`
 does. The in-process half, no JAX cache, this 2-core machine, back to back (2026-11-27, load 1.5-2.2): 331 s
-and 605 CPU s with `load`, 296 s and 568 CPU s grouped."""
+and 605 CPU s with `load`, 296 s and 568 CPU s grouped.
 
+Each worker also computes on one thread (one_thread_each): the workers already fill the cores.
+"""
+
+import os
 from pathlib import Path
+
+# the environment xdist's workers start with: one thread each for torch's and NumPy's pools (OpenMP, MKL,
+# OpenBLAS) and XLA's (PJRT_NPROC). With two workers on two cores, pools of two threads each made the
+# in-process half 7 % slower (2026-11-28, no JAX cache, alternating runs: 335 and 365 s; 313 and 338 s)
+ONE_THREAD_EACH = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PJRT_NPROC": "1"}
+
+
+def one_thread_each(config) -> None:
+    """In the process that starts xdist's workers (`-n`; they start after pytest_configure, with its
+    environment), ONE_THREAD_EACH, but for a variable set already."""
+    if getattr(config.option, "numprocesses", None) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        for name, value in ONE_THREAD_EACH.items():
+            os.environ.setdefault(name, value)
 
 
 def exercise_ids(spec_dir: Path) -> set[str]:

@@ -1,5 +1,6 @@
 """The groups pytest-xdist hands out whole (tests/xdist_groups.py), on the suite's own test ids."""
 
+import os
 import subprocess
 import sys
 
@@ -43,3 +44,14 @@ def test_the_suite_still_runs_without_pytest_xdist():
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", one],
                           cwd=paths.ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_an_xdist_worker_computes_on_one_thread():
+    """xdist_groups.ONE_THREAD_EACH: started by `-n`, a worker's torch (and, through the environment it started
+    with, NumPy's BLAS and XLA) use one thread each."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.skip("not in a pytest-xdist worker (README's command runs this half with -n 2)")
+    import torch
+
+    assert torch.get_num_threads() == 1
+    assert {name: os.environ.get(name) for name in xdist_groups.ONE_THREAD_EACH} == xdist_groups.ONE_THREAD_EACH
