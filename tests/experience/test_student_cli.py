@@ -289,6 +289,27 @@ def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, t
     assert out.count(str(tmp_path)) == 1  # the title names the package checked; no message does
 
 
+def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(capsys, tmp_path):
+    """An editor on a Chinese Windows may save GBK: Python refuses the file, and says so at the line where the
+    token holding the byte ends (its docstring's last line) or in words about PEP 263; the student reads the
+    line of the first byte that is not UTF-8 and what to do. Declared on the first line, GBK imports and passes."""
+    package = package_with_softmax(tmp_path)
+    softmax = package / "softmax.py"
+    lines = softmax.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("def run_softmax"))
+    lines.insert(at, "# 数值稳定：先减去每一行的最大值\n")
+    softmax.write_bytes("".join(lines).encode("gbk"))
+    first = next(i for i, line in enumerate(lines, 1) if not line.isascii())  # what GBK and UTF-8 write apart
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    assert code == 1 and out.count("not saved as UTF-8") == 1, out
+    assert f"(at softmax.py:{first}) is not UTF-8. Save it as UTF-8 in your editor" in out, out
+    assert "codec" not in out and f"({SOFTMAX_VISIBLE - 1} more checks failed the same way)" in out
+    softmax.write_bytes(b"# -*- coding: gbk -*-\n" + softmax.read_bytes())
+    fresh = shutil.copytree(package, tmp_path / "declared")  # a fresh path: imported packages are kept
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(fresh), "--lang", "en")
+    assert code == 0, out
+
+
 def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys, tmp_path, monkeypatch):
     """The checks pass arguments by the stub's names; a student who renamed them (x, axis) is told that, not that
     "your function raised TypeError", and a TypeError from inside the body is still the body's."""

@@ -135,6 +135,8 @@ BROKEN = """
 def run_broken(x):
     return x +
 """
+# saved by an editor in a Chinese Windows' code page: the docstring on line 4 is not UTF-8
+GBK = '"""Softmax."""\n\ndef run_gbk(x):\n    """数值稳定：先减去最大值。"""\n    return x\n'.encode("gbk")
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +169,7 @@ def shared(tmp_path_factory, listener):
     (package / "__init__.py").write_text("")
     (package / "softmax.py").write_text(textwrap.dedent(source))
     (package / "broken.py").write_text(BROKEN)
+    (package / "gbk.py").write_bytes(GBK)
     os.environ["ATTNLAB_TEST_SECRET"] = SECRET  # the judge's environment must not reach the runner
     scratch = root / "scratch"
     scratch.mkdir()
@@ -237,6 +240,12 @@ def test_syntax_error_in_a_module_names_file_and_line(shared):
     impl, *_ = shared
     with pytest.raises(SubmissionError, match=r"broken\.py:3"):
         returned(impl, "run_broken", module="broken", x=torch.ones(1))
+
+
+def test_a_module_not_saved_as_utf8_is_named_with_the_line_of_its_first_foreign_byte(shared):
+    impl, *_ = shared
+    with pytest.raises(SubmissionError, match=r"not saved as UTF-8.*byte 0x[0-9a-f]{2} \(at gbk\.py:4\)"):
+        returned(impl, "run_gbk", module="gbk", x=torch.ones(1))
 
 
 def test_forbidden_call_inside_the_runner(shared):

@@ -39,6 +39,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "function_missing": {"en": "{function} is missing from {module}.py", "zh": "{module}.py 中缺少 {function}"},
     "exception": {"en": "{type}: {message}{where}", "zh": "{type}: {message}{where}"},
     "exception_at": {"en": " (at {file}:{line})", "zh": "（位于 {file}:{line}）"},
+    "source_not_utf8": {
+        "en": "SyntaxError: the file is not saved as UTF-8, the encoding Python reads source in: byte {byte}{where} "
+              "is not UTF-8. Save it as UTF-8 in your editor, or name its encoding on its first line "
+              "(# -*- coding: gbk -*-)",
+        "zh": "SyntaxError：文件不是以 UTF-8 保存的，而 Python 按 UTF-8 读取源代码：字节 {byte}{where}不是 UTF-8。"
+              "请在编辑器中将其另存为 UTF-8，或在文件第一行声明其编码（# -*- coding: gbk -*-）"},
     "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
     "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
     "parameters_renamed": {
