@@ -4,7 +4,8 @@ Every test, and every grade.py it starts, uses a course secret of the session's 
 one in the checkout: grading without --seed stays reproducible within the run and writes nothing into the repo.
 
 The MindSpore venv's tests run beside the e2e tier instead of after it (tests/mindspore_venv.py). On
-pytest-xdist workers, tests that share what they compute run in the same worker (tests/xdist_groups.py)."""
+pytest-xdist workers, tests that share what they compute run in the same worker, and each worker computes on one
+thread (tests/xdist_groups.py)."""
 
 import os
 
@@ -15,6 +16,8 @@ import xdist_groups
 from attnlab.core import paths
 
 pytest_plugins = ["pytester"]
+
+
 def pytest_configure(config):
     xdist_groups.one_thread_each(config)
 
