@@ -70,28 +70,39 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
     where: Message | str = _where(frames[-1].filename, frames[-1].lineno, root) if frames else ""
     message = str(exc)
     if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
-        if (bad := not_utf8(exc)) is not None:
-            line, byte = bad
-            return Message("source_not_utf8", {"byte": byte, "where": _where(exc.filename, line, root)})
+        if (bad := not_utf8(exc, root)) is not None:
+            filename, line, byte = bad
+            return Message("source_not_utf8", {"byte": byte, "where": _where(filename, line, root)})
         where = _where(exc.filename or "?", exc.lineno, root)
         message = exc.msg
     return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
 
 
-def not_utf8(exc: SyntaxError) -> tuple[int, str] | None:
-    """(line, byte) of the first byte that is not UTF-8 in the file Python refused with `exc` for not being UTF-8
-    (saved by an editor in the system's code page: GBK on a Chinese Windows), else None. Python's own line is
-    where the token holding the byte ends (a docstring's last line) or, for a file run directly, the line."""
+def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str] | None:
+    """(file, line, byte) of the first byte that is not UTF-8 in the file Python refused with `exc` for not being
+    UTF-8, else None. Saved by an editor in the system's code page (GBK on a Chinese Windows), Python names the
+    file but, for an import, the line where the token holding the byte ends (a docstring's last line); saved as
+    UTF-16 (Notepad's "Unicode", PowerShell's `>`), it names neither: the first such file under `root` is."""
     text = exc.msg or ""
-    if "'utf-8' codec can't decode" not in text and not text.startswith("Non-UTF-8 code"):
+    if "'utf-8' codec can't decode" in text or text.startswith("Non-UTF-8 code"):
+        files = [Path(exc.filename)] if exc.filename else []
+    elif "null bytes" in text and not exc.filename and root is not None and root.is_dir():
+        files = sorted(root.rglob("*.py"))
+    else:
         return None
-    try:
-        data = Path(exc.filename).read_bytes()
-        data.decode("utf-8")
-    except UnicodeDecodeError as bad:
-        return data.count(b"\n", 0, bad.start) + 1, f"0x{data[bad.start]:02x}"
-    except (OSError, TypeError, ValueError):  # no file to read (source compiled from a string)
-        return None
+    for file in files:
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        try:
+            data.decode("utf-8")
+            start = data.index(b"\0")  # UTF-8 with a NUL in it: refused as UTF-16 is
+        except UnicodeDecodeError as bad:
+            start = bad.start
+        except ValueError:
+            continue
+        return str(file), data.count(b"\n", 0, start) + 1, f"0x{data[start]:02x}"
     return None
 
 

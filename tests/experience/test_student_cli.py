@@ -292,7 +292,8 @@ def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, t
 def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(capsys, tmp_path):
     """An editor on a Chinese Windows may save GBK: Python refuses the file, and says so at the line where the
     token holding the byte ends (its docstring's last line) or in words about PEP 263; the student reads the
-    line of the first byte that is not UTF-8 and what to do. Declared on the first line, GBK imports and passes."""
+    line of the first byte that is not UTF-8 and what to do; the same for UTF-16, which Python reports without a
+    file. Declared on the first line, GBK imports and passes."""
     package = package_with_softmax(tmp_path)
     softmax = package / "softmax.py"
     lines = softmax.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -304,8 +305,14 @@ def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(c
     assert code == 1 and out.count("not saved as UTF-8") == 1, out
     assert f"(at softmax.py:{first}) is not UTF-8. Save it as UTF-8 in your editor" in out, out
     assert "codec" not in out and f"({SOFTMAX_VISIBLE - 1} more checks failed the same way)" in out
-    softmax.write_bytes(b"# -*- coding: gbk -*-\n" + softmax.read_bytes())
-    fresh = shutil.copytree(package, tmp_path / "declared")  # a fresh path: imported packages are kept
+    gbk = softmax.read_bytes()
+    # Notepad's "Unicode" and Windows PowerShell's `>` write UTF-16: Python names neither the file nor the line
+    utf16 = shutil.copytree(package, tmp_path / "utf16")  # a fresh path: imported packages are kept
+    (utf16 / "softmax.py").write_bytes(gbk.decode("gbk").encode("utf-16"))
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(utf16), "--lang", "en")
+    assert code == 1 and "byte 0xff (at softmax.py:1) is not UTF-8. Save it as UTF-8" in out, out
+    softmax.write_bytes(b"# -*- coding: gbk -*-\n" + gbk)
+    fresh = shutil.copytree(package, tmp_path / "declared")
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(fresh), "--lang", "en")
     assert code == 0, out
 
