@@ -6,6 +6,8 @@ here: this module knows an adapter only as the two context managers it asks for 
 """
 
 import inspect
+import os
+import re
 import traceback
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -69,6 +71,10 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_student_frame(f.filename)]
     where: Message | str = _where(frames[-1].filename, frames[-1].lineno, root) if frames else ""
     message = str(exc)
+    if isinstance(exc, ModuleNotFoundError) and (local := student_module(exc.name)) is not None:
+        if root is not None and (found := other_case(root, local)) is not None:
+            return module_case(local, found, where)
+        message = f"No module named {local!r}"  # not the unique name the package was imported under
     if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
         if (bad := not_utf8(exc, root)) is not None:
             filename, line, byte = bad
@@ -76,6 +82,36 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
         where = _where(exc.filename or "?", exc.lineno, root)
         message = exc.msg
     return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
+
+
+STUDENT_PACKAGE = re.compile(r"attnlab_(?:impl|file)_[0-9a-f]{12}\.")  # impl.py's unique names
+
+
+def student_module(name: str | None) -> str | None:
+    """A module of the student's package as they name it ("softmax" for attnlab_impl_0123456789ab.softmax);
+    None for any other module."""
+    found = STUDENT_PACKAGE.match(name or "")
+    return name[found.end():] if found else None
+
+
+def other_case(root: Path, module: str) -> str | None:
+    """The file under `root` that would be `module`'s but for the case of its letters (Softmax.py for softmax):
+    a case-insensitive file system (Windows, macOS) hides the difference until Python's import, which
+    compares names exactly everywhere. None if there is none, or `module`'s own file is there."""
+    expected = Path(*module.split(".")).with_suffix(".py")
+    if (root / expected).exists():
+        return None
+    try:
+        names = os.listdir(root / expected.parent)
+    except OSError:
+        return None
+    found = sorted(n for n in names if n.lower() == expected.name.lower())
+    return (expected.parent / found[0]).as_posix() if found else None
+
+
+def module_case(module: str, found: str, where: Message | str = "") -> Message:
+    return Message("module_case", {"expected": Path(*module.split(".")).with_suffix(".py").as_posix(),
+                                   "found": found, "where": where})
 
 
 def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str] | None:

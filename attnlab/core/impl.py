@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import torch
 
 from attnlab.core import imports
-from attnlab.core.calls import describe_exception, invoke
+from attnlab.core.calls import describe_exception, invoke, module_case, other_case
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, detach, parts
 from attnlab.core.spec import CaseBudget
@@ -114,6 +114,8 @@ def find_function(package: ModuleType, module: str, function: str) -> Callable:
         raise _import_problem(f"{module}.py", exc, root=_package_root(package)) from exc
     fn = getattr(mod, function, None) or getattr(package, function, None)
     if not callable(fn):
+        if mod is package and (found := other_case(_package_root(package), module)) is not None:
+            raise SubmissionError("import_failed", what=f"{module}.py", problem=module_case(module, found))
         raise NotImplementedByStudent("function_missing", function=function, module=module)
     return fn
 

@@ -317,6 +317,25 @@ def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(c
     assert code == 0, out
 
 
+def test_a_file_named_in_another_case_is_named_with_the_rename_to_make(capsys, tmp_path):
+    """Softmax.py imports as softmax on Windows' and macOS's file systems only where Python does not look at
+    the name (it compares names exactly on every system): said as such, where the function was looked for and
+    where another module imports it, never as a missing function or under the package's internal name."""
+    package = package_with_softmax(tmp_path)
+    (package / "softmax.py").rename(package / "Softmax.py")
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "en")
+    assert code == 1 and "there is no softmax.py, but there is Softmax.py: Python's imports compare names" in out
+    assert "is missing" not in out and "rename it to softmax.py" in out, out
+    code, out, _ = run(capsys, "check", "simple_self_attention", "--impl", str(package), "--lang", "en")
+    lines = (package / "attention.py").read_text(encoding="utf-8").splitlines()
+    line = 1 + next(i for i, text in enumerate(lines) if "softmax import" in text)
+    assert f"there is no softmax.py, but there is Softmax.py (at attention.py:{line})" in out, out
+    (package / "Softmax.py").unlink()  # gone in every case: Python's words, with the student's module name
+    fresh = shutil.copytree(package, tmp_path / "gone")  # a fresh path: imported packages are kept
+    code, out, _ = run(capsys, "check", "simple_self_attention", "--impl", str(fresh), "--lang", "en")
+    assert "No module named 'softmax'" in out and "attnlab_impl_" not in out, out
+
+
 def test_renamed_parameters_are_named_as_the_cause_not_blamed_on_the_body(capsys, tmp_path, monkeypatch):
     """The checks pass arguments by the stub's names; a student who renamed them (x, axis) is told that, not that
     "your function raised TypeError", and a TypeError from inside the body is still the body's."""

@@ -39,6 +39,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "function_missing": {"en": "{function} is missing from {module}.py", "zh": "{module}.py 中缺少 {function}"},
     "exception": {"en": "{type}: {message}{where}", "zh": "{type}: {message}{where}"},
     "exception_at": {"en": " (at {file}:{line})", "zh": "（位于 {file}:{line}）"},
+    "module_case": {
+        "en": "there is no {expected}, but there is {found}{where}: Python's imports compare names exactly, on every "
+              "system (Windows and macOS only hide the difference elsewhere), so rename it to {expected}",
+        "zh": "没有 {expected}，但有 {found}{where}：Python 的导入在任何系统上都严格区分文件名的大小写（Windows 和 "
+              "macOS 只是在别处不区分），请将其重命名为 {expected}"},
     "source_not_utf8": {
         "en": "SyntaxError: the file is not saved as UTF-8, the encoding Python reads source in: byte {byte}{where} "
               "is not UTF-8. Save it as UTF-8 in your editor, or name its encoding on its first line "
