@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from attnlab.core import config, paths, shutdown
+from attnlab.core.calls import other_case
 from attnlab.core.columns import pad
 from attnlab.core.columns import width as text_width
 from attnlab.core.config import Run
@@ -231,6 +232,11 @@ def cmd_submit(opts, run: Run) -> int:
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, run):
         print(warning)
+    modules = {e.module: [x.id for x in run.course.coded if x.module == e.module] for e in run.course.coded}
+    for module, exercises in modules.items():
+        if (found := other_case(package, module)) is not None:
+            print(t("student.submit_module_case", lang, expected=f"{module}.py", found=found,
+                    exercises=", ".join(exercises)))
     for exercise, theirs, stub in signatures.renamed(package, paths.template_dir(run.adapter), run.course.coded):
         print(t("student.submit_renamed", lang, function=exercise.function, theirs=theirs, stub=stub,
                 module=exercise.module, exercise=exercise.id))

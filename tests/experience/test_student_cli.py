@@ -317,7 +317,7 @@ def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(c
     assert code == 0, out
 
 
-def test_a_file_named_in_another_case_is_named_with_the_rename_to_make(capsys, tmp_path):
+def test_a_file_named_in_another_case_is_named_with_the_rename_to_make(capsys, tmp_path, monkeypatch):
     """Softmax.py imports as softmax on Windows' and macOS's file systems only where Python does not look at
     the name (it compares names exactly on every system): said as such, where the function was looked for and
     where another module imports it, never as a missing function or under the package's internal name."""
@@ -330,6 +330,12 @@ def test_a_file_named_in_another_case_is_named_with_the_rename_to_make(capsys, t
     lines = (package / "attention.py").read_text(encoding="utf-8").splitlines()
     line = 1 + next(i for i, text in enumerate(lines) if "softmax import" in text)
     assert f"there is no softmax.py, but there is Softmax.py (at attention.py:{line})" in out, out
+    monkeypatch.chdir(tmp_path)  # submit, which runs nothing, says so before the upload
+    code, out, _ = run(capsys, "submit", "--impl", str(package), "--lang", "en", "--name", "mine")
+    assert code == 0 and (tmp_path / "mine-submission.zip").is_file()
+    assert ("warning: there is no softmax.py, but there is Softmax.py: Python's imports compare names exactly, so at "
+            "grading softmax would score nothing; rename it to softmax.py") in out, out
+    assert out.count("there is no") == 1, out  # the one module renamed, once
     (package / "Softmax.py").unlink()  # gone in every case: Python's words, with the student's module name
     fresh = shutil.copytree(package, tmp_path / "gone")  # a fresh path: imported packages are kept
     code, out, _ = run(capsys, "check", "simple_self_attention", "--impl", str(fresh), "--lang", "en")

@@ -20,6 +20,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "student.name_from_git": {"en": "from user.email in this repository's git config",
                               "zh": "来自本仓库 git 配置中的 user.email"},
     "student.name_from_login": {"en": "your login name", "zh": "你的登录名"},
+    "student.submit_module_case": {
+        "en": "warning: there is no {expected}, but there is {found}: Python's imports compare names exactly, so at "
+              "grading {exercises} would score nothing; rename it to {expected}",
+        "zh": "警告：没有 {expected}，但有 {found}：Python 的导入严格区分文件名的大小写，评分时 {exercises} 将得 0 分；"
+              "请将其重命名为 {expected}"},
     "student.submit_renamed": {
         "en": "warning: {function}({theirs}) in {module}.py cannot be called as the checks call it, with the stub's "
               "parameters ({stub}) by name, so {exercise} would score nothing at grading; keep the stub's parameters",
