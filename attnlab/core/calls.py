@@ -123,7 +123,7 @@ def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str]
     if "'utf-8' codec can't decode" in text or text.startswith("Non-UTF-8 code"):
         files = [Path(exc.filename)] if exc.filename else []
     elif "null bytes" in text and not exc.filename and root is not None and root.is_dir():
-        files = sorted(root.rglob("*.py"))
+        files = sorted(p for p in root.rglob("*.py") if p.stem.isidentifier())  # not macOS's ._softmax.py
     else:
         return None
     for file in files:

@@ -309,6 +309,7 @@ def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(c
     # Notepad's "Unicode" and Windows PowerShell's `>` write UTF-16: Python names neither the file nor the line
     utf16 = shutil.copytree(package, tmp_path / "utf16")  # a fresh path: imported packages are kept
     (utf16 / "softmax.py").write_bytes(gbk.decode("gbk").encode("utf-16"))
+    (utf16 / "._attention.py").write_bytes(b"\0\5\x16\7\0\2\0\0Mac OS X")  # an AppleDouble file: never imported
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(utf16), "--lang", "en")
     assert code == 1 and "byte 0xff (at softmax.py:1) is not UTF-8. Save it as UTF-8" in out, out
     softmax.write_bytes(b"# -*- coding: gbk -*-\n" + gbk)
