@@ -232,7 +232,9 @@ def cmd_submit(opts, run: Run) -> int:
     made = build_submission(package, out_dir=Path(opts.output or "."), student=student)
     for warning in quiz_warnings(package, run):
         print(warning)
-    modules = {e.module: [x.id for x in run.course.coded if x.module == e.module] for e in run.course.coded}
+    modules: dict[str, list[str]] = {}  # module -> the exercises it holds
+    for exercise in run.course.coded:
+        modules.setdefault(exercise.module, []).append(exercise.id)
     for module, exercises in modules.items():
         if (found := other_case(package, module)) is not None:
             print(t("student.submit_module_case", lang, expected=f"{module}.py", found=found,
