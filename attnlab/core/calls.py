@@ -5,6 +5,7 @@ Below both impl.py and the framework adapters (attnlab.core.frameworks), which c
 here: this module knows an adapter only as the two context managers it asks for (CallGuards).
 """
 
+import hashlib
 import inspect
 import os
 import re
@@ -84,7 +85,19 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
     return Message("exception", {"type": type(exc).__name__, "message": message, "where": where})
 
 
-STUDENT_PACKAGE = re.compile(r"attnlab_(?:impl|file)_[0-9a-f]{12}\.")  # impl.py's unique names
+# the unique names impl.py imports a student's package (or single file) under: a prefix and 12 hex digits
+PACKAGE_PREFIX, FILE_PREFIX = "attnlab_impl_", "attnlab_file_"
+STUDENT_PACKAGE = re.compile(rf"(?:{PACKAGE_PREFIX}|{FILE_PREFIX})[0-9a-f]{{12}}\.")
+
+
+def unique_name(prefix: str, key: str) -> str:
+    """The module name impl.py gives the student code that `key` identifies (its path, and its import rules)."""
+    return prefix + hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+def module_file(module: str) -> Path:
+    """A module's file in its package: softmax.py for softmax, sub/x.py for sub.x."""
+    return Path(*module.split(".")).with_suffix(".py")
 
 
 def student_module(name: str | None) -> str | None:
@@ -98,7 +111,7 @@ def other_case(root: Path, module: str) -> str | None:
     """The file under `root` that would be `module`'s but for the case of its letters (Softmax.py for softmax):
     a case-insensitive file system (Windows, macOS) hides the difference until Python's import, which
     compares names exactly everywhere. None if there is none, or `module`'s own file is there."""
-    expected = Path(*module.split(".")).with_suffix(".py")
+    expected = module_file(module)
     if (root / expected).exists():
         return None
     try:
@@ -110,8 +123,7 @@ def other_case(root: Path, module: str) -> str | None:
 
 
 def module_case(module: str, found: str, where: Message | str = "") -> Message:
-    return Message("module_case", {"expected": Path(*module.split(".")).with_suffix(".py").as_posix(),
-                                   "found": found, "where": where})
+    return Message("module_case", {"expected": module_file(module).as_posix(), "found": found, "where": where})
 
 
 def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str] | None:

@@ -8,7 +8,6 @@ failure; the grader's RemoteImpl (attnlab.grade.judge.remote) sends them all to 
 request. Both raise only attnlab.core.outcomes, so checks map them to a status the same way.
 """
 
-import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -22,7 +21,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import torch
 
 from attnlab.core import imports
-from attnlab.core.calls import describe_exception, invoke, module_case, other_case
+from attnlab.core.calls import (
+    FILE_PREFIX,
+    PACKAGE_PREFIX,
+    describe_exception,
+    invoke,
+    module_case,
+    other_case,
+    unique_name,
+)
 from attnlab.core.outcomes import NotImplementedByStudent, Outcome, SubmissionError
 from attnlab.core.outputs import Output, detach, parts
 from attnlab.core.spec import CaseBudget
@@ -67,7 +74,7 @@ def load_package(path: Path, libraries: tuple[str, ...] | None = None) -> Module
     if not has_init and not (path.is_dir() and any(path.glob("*.py"))):
         raise SubmissionError("not_a_package", path=str(path))
     # one package per directory and import rules: a load under other rules must not get one restricted by these
-    name = "attnlab_impl_" + hashlib.sha1(f"{path}\0{libraries!r}".encode()).hexdigest()[:12]
+    name = unique_name(PACKAGE_PREFIX, f"{path}\0{libraries!r}")
     if name in sys.modules:
         return sys.modules[name]
     if libraries is not None:
@@ -196,7 +203,7 @@ class FileImpl(InProcessImpl):
     def _function(self, module: str, function: str) -> Callable:
         if self._package is None:
             self.adapter.prepare()
-            name = "attnlab_file_" + hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:12]
+            name = unique_name(FILE_PREFIX, str(self.path.resolve()))
             spec = importlib.util.spec_from_file_location(name, self.path)
             mod = importlib.util.module_from_spec(spec)
             # registered, so that a guard swapping forbidden functions out of student modules sees what this

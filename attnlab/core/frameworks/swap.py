@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
+from attnlab.core.calls import FILE_PREFIX, PACKAGE_PREFIX
 from attnlab.core.forbidden import resolve
 from attnlab.core.outcomes import ForbiddenCall
 
 # how impl.load_package and FileImpl name student code; a notebook's functions live in __main__
-STUDENT_MODULES = ("attnlab_impl_", "attnlab_file_", "__main__")
+STUDENT_MODULES = (PACKAGE_PREFIX, FILE_PREFIX, "__main__")
 
 
 class SwapGuard:
