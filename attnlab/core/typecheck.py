@@ -229,8 +229,29 @@ def _shape_error(hints: dict[str, Any], args: dict[str, Any], output: Any, name:
     else:
         got = tuple(output.shape) if hasattr(output, "shape") else type(output).__name__
         dtype = f" {str(output.dtype).removeprefix('torch.')}" if hasattr(output, "dtype") else ""
-    return ShapeError("shape_mismatch", name=name, dtype=dtype, got=got, expected=expected,
-                      known=Message("shape_with", {"dims": known}) if known else "")
+    error = ShapeError("shape_mismatch", name=name, dtype=dtype, got=got, expected=expected,
+                       known=Message("shape_with", {"dims": known}) if known else "")
+    if _first_of_several_fits(hints, args, output):
+        error.with_hint(Message("returned_extra", {"function": name, "count": len(output)}))
+    return error
+
+
+def _first_of_several_fits(hints: dict[str, Any], args: dict[str, Any], output: Any) -> bool:
+    """Whether a function that should return one tensor returned several, the first of which is what it should
+    return: `return output, weights`, as many tutorials write attention (said in a hint: once per exercise,
+    in place of the exercise's own, which is about wrong values)."""
+    returns = hints.get("return")
+    if not isinstance(output, tuple) or len(output) < 2 or get_origin(returns) is tuple:
+        return False
+    if len(tensor_hints(returns)) != 1 or not isinstance(output[0], Tensor):
+        return False
+    try:
+        _check(hints, args, output[0])
+    except _Mismatch:
+        return False
+    leading = _leading_dims(hints, args)
+    return not _int_dim_differs(returns, args, output[0]) and not (
+        leading is not None and _leading_dims_differ(returns, output[0], leading))
 
 
 def _described(output: Any) -> str:

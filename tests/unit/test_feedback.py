@@ -277,3 +277,34 @@ def test_code_for_3d_input_alone_is_told_to_count_dimensions_from_the_end(tmp_pa
         result = grade_exercise(make_context(exercise, impl_from(tmp_path, source)))
         assert "ValueError: no" in result.feedback and "leading dimension" not in result.feedback
         assert sum(c.passed for c in result.checks if c.kind == "case") == passed
+
+
+SDPA_RETURNING_WEIGHTS = (
+    "def run_scaled_dot_product_attention(Q, K, V, mask=None):\n"
+    "    scores = Q @ K.transpose(-2, -1) / Q.shape[-1] ** 0.5\n"
+    "    if mask is not None:\n"
+    "        scores = scores.masked_fill(~mask.bool(), float('-inf'))\n"
+    "    weights = scores.softmax(-1)\n"
+    "    return {returned}\n")
+
+
+def test_returning_output_and_weights_is_told_once_what_to_return(tmp_path):
+    """`return output, weights` (many tutorials' attention): the shape error under each case, and one hint in
+    place of the exercise's own (which is about wrong values) saying to return the output alone."""
+    exercise = COURSE.get("scaled_dot_product_attention")
+    impl = impl_from(tmp_path, SDPA_RETURNING_WEIGHTS.format(returned="weights @ V, weights"))
+    text = grade_exercise(make_context(exercise, impl)).feedback
+    assert "returned (float32 (5, 8), float32 (5, 5)), expected (Float (... queries d_v))" in text, text
+    assert text.count("Hint:") == 1 and text.count("the attention weights") == 1, text
+    assert "run_scaled_dot_product_attention returns 2 values, and the first of them has the shape" in text
+    assert exercise.hint("en") not in text
+    zh = grade_exercise(make_context(exercise, impl, lang="zh")).feedback
+    assert "返回了 2 个值，其中第一个正是它应单独返回的形状" in zh, zh
+
+
+def test_several_values_whose_first_has_another_shape_get_the_exercise_hint(tmp_path):
+    exercise = COURSE.get("scaled_dot_product_attention")
+    impl = impl_from(tmp_path, SDPA_RETURNING_WEIGHTS.format(returned="weights, weights @ V"))
+    text = grade_exercise(make_context(exercise, impl)).feedback
+    assert "returned (float32 (5, 5), float32 (5, 8))" in text and "the attention weights" not in text, text
+    assert exercise.hint("en") in text
