@@ -92,7 +92,7 @@ class Context:
                              expected=len(returns), names=", ".join(r.name for r in returns))
         check_call(self.signature, args, out, name=self.exercise.function)
         if result.modified:
-            raise CheckFailure("modified", names=", ".join(result.modified))
+            raise CheckFailure("modified", names=", ".join(result.modified)).with_hint(Message("hint_modified", {}))
         returned_inputs = [name for name in result.aliases  # where the spec allows it (dropout in eval mode)
                            if not any(spec.like == name and spec.may_be_input(args) for spec in returns)]
         if returned_inputs:

@@ -51,6 +51,7 @@ class ForbiddenCall(Outcome):
     def __init__(self, exercise: str, call: str):
         super().__init__("forbidden_call", exercise=exercise, call=call)
         self.call = call
+        self.hint = Message("hint_forbidden", {"call": call})  # not the exercise's hint: about wrong values
 
 
 class KernelRuleBroken(ForbiddenCall):

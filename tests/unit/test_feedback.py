@@ -68,6 +68,7 @@ def test_in_place_modification_fails(tmp_path):
         "    e = in_features.exp()\n"
         "    return e / e.sum(dim, keepdim=True)\n"))
     assert result.status == "failed" and "in place" in result.message
+    assert "an augmented assignment (x /= s, x += y)" in result.hint  # not the exercise's hint: wrong values
 
 
 def test_dtype_must_be_preserved(tmp_path):
@@ -89,6 +90,11 @@ def test_forbidden_call_fails_the_exercise_even_through_an_obfuscated_name(tmp_p
     result = grade_exercise(make_context(COURSE.get("softmax"), impl))
     assert result.status == "forbidden" and result.score == 0
     assert "torch.nn.functional.softmax" in result.feedback
+    hints = [line for line in result.feedback.splitlines() if "Hint:" in line]  # once, about the ban
+    assert hints == ["  Hint: torch.nn.functional.softmax computes what this exercise asks you to write, so it may "
+                     "not be used here, directly or through a helper that calls it: write the computation from "
+                     "basic array operations, as the function's docstring describes (your own functions from "
+                     "earlier exercises are allowed)"], result.feedback
 
 
 def test_forbidden_aten_route_and_swallowed_exception_are_still_caught(tmp_path):

@@ -3,6 +3,13 @@
 MESSAGES: dict[str, dict[str, str]] = {
     "forbidden_call": {"en": "{exercise}: the forbidden call {call} was used",
                        "zh": "{exercise}：使用了禁止的调用 {call}"},
+    "hint_forbidden": {"en": "{call} computes what this exercise asks you to write, so it may not be used here, "
+                             "directly or through a helper that calls it: write the computation from basic array "
+                             "operations, as the function's docstring describes (your own functions from "
+                             "earlier exercises are allowed)",
+                       "zh": "{call} 计算的正是本题要你自己实现的内容，因此这里不能使用它（直接调用或经由调用它的"
+                             "辅助函数都不行）：请按函数文档字符串的说明，用基本的数组运算写出计算（可以调用你在"
+                             "前面练习中自己写的函数）"},
     # a Triton exercise (attnlab.core.frameworks.kernels): the result must come from @triton.jit kernels
     "kernel_torch_outside": {
         "en": "{exercise}: the launcher computed with torch ({op}) outside a Triton kernel: outside @triton.jit "
