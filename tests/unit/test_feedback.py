@@ -80,6 +80,7 @@ def test_dtype_must_be_preserved(tmp_path):
         "    return e / e.sum(dim, keepdim=True)\n")))
     result = run_case(ctx, next(c for c in exercise.cases if c.name == "four_dims_float64"))
     assert result.status == "failed" and "dtype" in result.message
+    assert "cast the result back to in_features's dtype before returning it" in result.hint  # not about wrong values
 
 
 def test_forbidden_call_fails_the_exercise_even_through_an_obfuscated_name(tmp_path):
