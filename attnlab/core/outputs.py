@@ -39,7 +39,10 @@ def convert_output(value: Any, function: str, *, is_array, convert, expected: st
         return convert(value)
     if isinstance(value, (tuple, list)) and 0 < len(value) <= MAX_OUTPUTS and all(is_array(v) for v in value):
         return tuple(convert(v) for v in value)
-    raise SubmissionError("not_a_tensor", function=function, got=_kind(value), expected=expected)
+    error = SubmissionError("not_a_tensor", function=function, got=_kind(value), expected=expected)
+    if value is None:  # the most common beginner's slip: the result computed, the `return` forgotten
+        error.with_hint(Message("hint_returned_none", {"function": function}))
+    raise error
 
 
 def _kind(value: Any) -> str:

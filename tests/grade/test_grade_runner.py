@@ -37,6 +37,12 @@ def run_todo(x):
 def run_list(x):
     return [1.0, 2.0]
 
+def run_no_return(x):
+    out = x * 2
+
+def run_detached(x):
+    return x.detach() * 2
+
 def run_banned(x):
     return torch.softmax(x, -1)
 
@@ -234,6 +240,20 @@ def test_outcomes_come_back_as_harness_exceptions(shared, function, outcome, mes
     impl, *_ = shared
     with pytest.raises(outcome, match=message):
         call(impl, function, x=torch.ones(2))
+
+
+def test_an_outcome_keeps_its_advice_across_the_channel(shared):
+    """What the runner raised with a hint of its own (Outcome.with_hint) arrives with it, as pytest shows it: a
+    function without `return`, and one whose output does not depend on its input through autograd."""
+    impl, *_ = shared
+    with pytest.raises(SubmissionError, match="returned NoneType, expected a torch.Tensor") as raised:
+        call(impl, "run_no_return", x=torch.ones(2))
+    assert raised.value.hint.key == "hint_returned_none"
+    assert "end run_no_return with `return` and its result" in raised.value.hint.text("en")
+    with pytest.raises(SubmissionError, match="not differentiable") as raised:
+        impl.vjp(exercise="softmax", module="softmax", function="run_detached", kwargs={"x": torch.ones(2)},
+                 forbidden_calls=(), wrt=("x",), cotangent=torch.ones(2))
+    assert raised.value.hint.key == "hint_gradient_unreached"
 
 
 def test_syntax_error_in_a_module_names_file_and_line(shared):

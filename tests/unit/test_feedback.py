@@ -315,3 +315,16 @@ def test_several_values_whose_first_has_another_shape_get_the_exercise_hint(tmp_
     text = grade_exercise(make_context(exercise, impl)).feedback
     assert "returned (float32 (5, 5), float32 (5, 8))" in text and "the attention weights" not in text, text
     assert exercise.hint("en") in text
+
+
+def test_a_forgotten_return_is_told_once_to_return_the_result(tmp_path):
+    exercise = COURSE.get("softmax")
+    impl = impl_from(tmp_path, (
+        "def run_softmax(in_features, dim):\n"
+        "    e = (in_features - in_features.amax(dim, keepdim=True)).exp()\n"
+        "    out = e / e.sum(dim, keepdim=True)\n"))
+    text = grade_exercise(make_context(exercise, impl)).feedback
+    assert "run_softmax returned NoneType, expected a torch.Tensor" in text
+    hints = [line for line in text.splitlines() if "Hint:" in line]
+    assert hints == ["  Hint: a Python function that ends without a `return` statement returns None: end run_softmax "
+                     "with `return` and its result (a helper it calls may need one too)"], text

@@ -72,6 +72,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
     "not_a_tensor": {"en": "{function} returned {got}, expected a {expected}",
                      "zh": "{function} 返回了 {got}，应返回 {expected}"},
+    "hint_returned_none": {"en": "a Python function that ends without a `return` statement returns None: end "
+                                 "{function} with `return` and its result (a helper it calls may need one too)",
+                           "zh": "没有 `return` 语句就结束的 Python 函数返回 None：请在 {function} 末尾用 `return` "
+                                 "返回结果（它调用的辅助函数可能也需要）"},
     "not_differentiable": {
         "en": "{function}'s output is not differentiable (was it detached, or built with .data / numpy?)",
         "zh": "{function} 的输出不可微（是否被 detach，或用 .data / numpy 构造？）"},

@@ -337,7 +337,11 @@ class RemoteImpl:
         if status == Status.FORBIDDEN:  # a Triton exercise's kernel rule, in the runner's words
             raise KernelRuleBroken("raw", text=from_wire(reply.get("message")))
         if status in OUTCOMES:
-            raise OUTCOMES[status]("raw", text=from_wire(reply.get("message")))
+            outcome = OUTCOMES[status]("raw", text=from_wire(reply.get("message")))
+            hint = from_wire(reply["hint"]) if isinstance(reply.get("hint"), dict) else None
+            if hint is not None and hint.key != "raw":  # advice from the catalogue only, never the runner's text
+                outcome.with_hint(hint)
+            raise outcome
         raise self._violation(exercise, ChannelError(f"unknown reply status {status!r:.100}"))
 
     def _returned(self, exercise: str, reply: dict, tensors: dict[str, torch.Tensor],

@@ -148,8 +148,12 @@ def handle(package, adapter: Adapter, header: dict, payload: bytes) -> Iterator[
         yield reply_to(package, adapter, header, call, tensors)
 
 
-def _error(status: Status, message: Message, call: str | None = None) -> dict:
-    return {"status": str(status), "message": to_wire(message), "call": call}
+def _error(status: Status, message: Message, call: str | None = None, hint: Message | None = None) -> dict:
+    """An error reply; `hint`: the outcome's own advice (Outcome.with_hint), shown as it is in pytest."""
+    reply = {"status": str(status), "message": to_wire(message), "call": call}
+    if hint is not None:
+        reply["hint"] = to_wire(hint)
+    return reply
 
 
 def reply_to(package, adapter: Adapter, common: dict, call: dict,
@@ -167,7 +171,7 @@ def reply_to(package, adapter: Adapter, common: dict, call: dict,
         if _is_memory_failure(exc):
             out_of_memory = Message("grade.out_of_memory", {"exercise": exercise, "detail": exc.message})
             return _error(Status.MEMORY, out_of_memory), b""
-        return _error(exc.status, exc.message, getattr(exc, "call", None)), b""
+        return _error(exc.status, exc.message, getattr(exc, "call", None), exc.hint), b""
     except MemoryError as exc:
         return _error(Status.MEMORY, Message("grade.out_of_memory", {"exercise": exercise, "detail": str(exc)})), b""
     except (ChannelError, KeyError, TypeError, ValueError, AttributeError) as exc:
