@@ -88,8 +88,10 @@ class Context:
         out = result.output
         returns = self.exercise.returns
         if len(returns) > 1 and (isinstance(out, torch.Tensor) or len(out) != len(returns)):
+            names = ", ".join(r.name for r in returns)
             raise ShapeError("returned_count", function=self.exercise.function, got=len(parts(out)),
-                             expected=len(returns), names=", ".join(r.name for r in returns))
+                             expected=len(returns), names=names).with_hint(
+                Message("hint_returned_count", {"function": self.exercise.function, "names": names}))
         check_call(self.signature, args, out, name=self.exercise.function)
         if result.modified:
             raise CheckFailure("modified", names=", ".join(result.modified)).with_hint(Message("hint_modified", {}))

@@ -328,3 +328,19 @@ def test_a_forgotten_return_is_told_once_to_return_the_result(tmp_path):
     hints = [line for line in text.splitlines() if "Hint:" in line]
     assert hints == ["  Hint: a Python function that ends without a `return` statement returns None: end run_softmax "
                      "with `return` and its result (a helper it calls may need one too)"], text
+
+
+def test_returning_one_of_several_outputs_is_told_what_to_return(tmp_path):
+    exercise = load_course(paths.SPEC_DIR, "modern").get("kv_cache_attention")
+    impl = impl_from(tmp_path, (
+        "def run_kv_cache_attention(Q, K, V, k_cache, v_cache):\n"
+        "    keys, values = torch.cat([k_cache, K], -2), torch.cat([v_cache, V], -2)\n"
+        "    t_new, t_all = Q.shape[-2], keys.shape[-2]\n"
+        "    allowed = torch.ones(t_new, t_all, dtype=torch.bool).tril(t_all - t_new)\n"
+        "    scores = (Q @ keys.transpose(-2, -1) / Q.shape[-1] ** 0.5).masked_fill(~allowed, float('-inf'))\n"
+        "    return scores.softmax(-1) @ values\n"))
+    text = grade_exercise(make_context(exercise, impl)).feedback
+    assert "returned 1 tensor(s), expected 3: (output, new_k_cache, new_v_cache)" in text, text
+    hints = [line for line in text.splitlines() if "Hint:" in line]
+    assert hints == ["  Hint: run_kv_cache_attention returns several tensors, as one tuple in this order: "
+                     "`return output, new_k_cache, new_v_cache`"], text

@@ -54,6 +54,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "output_named": {"en": "{name}: {detail}", "zh": "{name}：{detail}"},
     "returned_count": {"en": "{function} returned {got} tensor(s), expected {expected}: ({names})",
                        "zh": "{function} 返回了 {got} 个张量，应返回 {expected} 个：（{names}）"},
+    "hint_returned_count": {"en": "{function} returns several tensors, as one tuple in this order: "
+                                  "`return {names}`",
+                            "zh": "{function} 要返回多个张量，按此顺序组成一个元组：`return {names}`"},
     "alias": {"en": "your function returned its input {name} itself; return a new tensor",
               "zh": "你的函数直接返回了输入 {name}；请返回新的张量"},
     "shape_mismatch": {"en": "{name} returned{dtype} {got}, expected {expected}{known}",
