@@ -35,11 +35,11 @@ MESSAGES: dict[str, dict[str, str]] = {
               "第 1、2 轴"},
     "modified": {"en": "your function modified its input(s) {names} in place; work on new tensors instead",
                  "zh": "你的函数原地修改了输入 {names}；请在新张量上计算"},
-    "hint_modified": {"en": "an augmented assignment (x /= s, x += y), an in-place method (masked_fill_, div_) or "
-                            "an out= argument changes the array the caller passed in; compute a new one instead "
-                            "(x = x / s, x.masked_fill(...))",
-                      "zh": "复合赋值（x /= s、x += y）、原地方法（masked_fill_、div_）或 out= 参数会改动调用者传入的"
-                            "数组；请改为生成新数组（x = x / s、x.masked_fill(...)）"},
+    "hint_modified": {"en": "an augmented assignment (x /= s, x += y), assigning into a slice (x[...] = v), an in-place "
+                            "method or an out= argument changes the array the caller passed in; compute a new one "
+                            "instead (x = x / s)",
+                      "zh": "复合赋值（x /= s、x += y）、对切片赋值（x[...] = v）、原地方法或 out= 参数会改动调用者传入的"
+                            "数组；请改为生成新数组（x = x / s）"},
     "not_run_device": {"en": "{exercise}: not run on {device}: this machine has no such device",
                        "zh": "{exercise}：未在 {device} 上运行：这台机器没有该设备"},
     "not_applicable_gradient": {"en": "not applicable in {framework}: it has no automatic differentiation",
