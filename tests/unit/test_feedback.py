@@ -344,3 +344,16 @@ def test_returning_one_of_several_outputs_is_told_what_to_return(tmp_path):
     hints = [line for line in text.splitlines() if "Hint:" in line]
     assert hints == ["  Hint: run_kv_cache_attention returns several tensors, as one tuple in this order: "
                      "`return output, new_k_cache, new_v_cache`"], text
+
+
+def test_numpy_float64_scalar_that_promotes_the_result_is_named_in_the_dtype_hint():
+    """The corpus' NumPy bug: `/ np.sqrt(d_k)` makes float32 scores float64 (NumPy 2 keeps a NumPy scalar's
+    dtype); the hint names that trap and its fix, in NumPy's words."""
+    exercise = load_course(paths.SPEC_DIR, framework="numpy").get("scaled_dot_product_attention")
+    bug = paths.ROOT / "tests" / "mutations" / "scaled_dot_product_attention" / "numpy" / "bug_sqrt_promotes_float64.py"
+    impl = FileImpl(bug, adapter=frameworks.adapter("numpy"))
+    text = grade_exercise(make_context(exercise.in_framework("numpy"), impl)).feedback
+    assert "returned dtype float64, expected float32" in text, text
+    hints = [line for line in text.splitlines() if "Hint:" in line]
+    assert len(hints) == 1 and "np.sqrt(d_k) where math.sqrt(d_k) keeps float32" in hints[0], text
+    assert "cast the result back to Q's dtype" in hints[0]

@@ -14,13 +14,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "zh": "输出中有 {count} 个 NaN/inf，而期望值是有限数（第一个位于 {index}）"},
     "dtype": {"en": "returned dtype {got}, expected {expected} (the input's dtype must be preserved)",
               "zh": "返回的 dtype 为 {got}，应为 {expected}（必须保持输入的 dtype）"},
-    "hint_dtype": {"en": "an operand of another dtype changes the result's: a float64 array anywhere in the computation "
-                         "(a NumPy array, a float64 table of angles) makes it float64, and a conversion to float32 "
-                         "makes a float64 input's result float32. Compute in the precision you like, then cast the "
-                         "result back to {name}'s dtype before returning it",
-                   "zh": "不同 dtype 的操作数会改变结果的 dtype：计算中任何一处 float64 数组（NumPy 数组、float64 的"
-                         "角度表）都会让结果变成 float64，而转成 float32 会让 float64 输入的结果变成 float32。可以用"
-                         "你想要的精度计算，但返回前要把结果转回 {name} 的 dtype"},
+    "hint_dtype": {"en": "an operand of another dtype changes the result's: a float64 value anywhere in the computation "
+                         "(a NumPy array, a NumPy scalar such as np.sqrt(d_k) where math.sqrt(d_k) keeps float32, a "
+                         "float64 table of angles) makes it float64, and a conversion to float32 makes a float64 "
+                         "input's result float32. Compute in the precision you like, then cast the result back to "
+                         "{name}'s dtype before returning it",
+                   "zh": "不同 dtype 的操作数会改变结果的 dtype：计算中任何一处 float64 的值（NumPy 数组、np.sqrt(d_k) "
+                         "这样的 NumPy 标量（math.sqrt(d_k) 则保持 float32）、float64 的角度表）都会让结果变成 float64，"
+                         "而转成 float32 会让 float64 输入的结果变成 float32。可以用你想要的精度计算，但返回前要把"
+                         "结果转回 {name} 的 dtype"},
     "device": {"en": "returned a tensor on {got}, expected {expected} (same device as the input)",
                "zh": "返回张量位于 {got}，应位于 {expected}（与输入相同的设备）"},
     "hint_leading_dims": {
