@@ -42,6 +42,8 @@ def convert_output(value: Any, function: str, *, is_array, convert, expected: st
     error = SubmissionError("not_a_tensor", function=function, got=_kind(value), expected=expected)
     if value is None:  # the most common beginner's slip: the result computed, the `return` forgotten
         error.with_hint(Message("hint_returned_none", {"function": function}))
+    else:  # another framework's array, a list, a number: not the exercise's hint, which is about values
+        error.with_hint(Message("hint_not_a_tensor", {"function": function, "expected": expected}))
     raise error
 
 

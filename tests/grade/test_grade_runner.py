@@ -244,12 +244,16 @@ def test_outcomes_come_back_as_harness_exceptions(shared, function, outcome, mes
 
 def test_an_outcome_keeps_its_advice_across_the_channel(shared):
     """What the runner raised with a hint of its own (Outcome.with_hint) arrives with it, as pytest shows it: a
-    function without `return`, and one whose output does not depend on its input through autograd."""
+    function without `return`, one returning a list, and one whose output does not depend on its input through
+    autograd."""
     impl, *_ = shared
     with pytest.raises(SubmissionError, match="returned NoneType, expected a torch.Tensor") as raised:
         call(impl, "run_no_return", x=torch.ones(2))
     assert raised.value.hint.key == "hint_returned_none"
     assert "end run_no_return with `return` and its result" in raised.value.hint.text("en")
+    with pytest.raises(SubmissionError, match="returned list of float, float") as raised:
+        call(impl, "run_list", x=torch.ones(2))
+    assert raised.value.hint.text("en").startswith("run_list must return a torch.Tensor (a tuple of them")
     with pytest.raises(SubmissionError, match="not differentiable") as raised:
         impl.vjp(exercise="softmax", module="softmax", function="run_detached", kwargs={"x": torch.ones(2)},
                  forbidden_calls=(), wrt=("x",), cotangent=torch.ones(2))

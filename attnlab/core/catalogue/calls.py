@@ -72,6 +72,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "raised": {"en": "{exercise}: your function raised {problem}", "zh": "{exercise}：你的函数抛出了 {problem}"},
     "not_a_tensor": {"en": "{function} returned {got}, expected a {expected}",
                      "zh": "{function} 返回了 {got}，应返回 {expected}"},
+    "hint_not_a_tensor": {"en": "{function} must return a {expected} (a tuple of them where the exercise returns "
+                                "several): compute with {expected} operations throughout, or convert the result "
+                                "before returning it",
+                          "zh": "{function} 必须返回 {expected}（题目要求返回多个时，返回由它们组成的元组）：请全程用 "
+                                "{expected} 的运算计算，或在返回前转换结果"},
     "hint_returned_none": {"en": "a Python function that ends without a `return` statement returns None: end "
                                  "{function} with `return` and its result (a helper it calls may need one too)",
                            "zh": "没有 `return` 语句就结束的 Python 函数返回 None：请在 {function} 末尾用 `return` "
