@@ -232,7 +232,7 @@ def _shape_error(hints: dict[str, Any], args: dict[str, Any], output: Any, name:
     error = ShapeError("shape_mismatch", name=name, dtype=dtype, got=got, expected=expected,
                        known=Message("shape_with", {"dims": known}) if known else "")
     if _first_of_several_fits(hints, args, output):
-        error.with_hint(Message("returned_extra", {"function": name, "count": len(output)}))
+        error.with_hint(Message("hint_returned_extra", {"function": name, "count": len(output)}))
     return error
 
 

@@ -64,11 +64,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "shape_mismatch": {"en": "{name} returned{dtype} {got}, expected {expected}{known}",
                        "zh": "{name} 返回了{dtype} {got}，期望 {expected}{known}"},
     "shape_with": {"en": " with {dims}", "zh": "，其中 {dims}"},
-    "returned_extra": {"en": "{function} returns {count} values, and the first of them has the shape it should "
-                             "return alone. If the others are the attention weights (as many tutorials return "
-                             "them), return only the output: `return output`, not `return output, weights`.",
-                       "zh": "{function} 返回了 {count} 个值，其中第一个正是它应单独返回的形状。如果其余的是注意力"
-                             "权重（许多教程这样返回），请只返回输出：写 `return output`，而不是 `return output, weights`。"},
+    "hint_returned_extra": {"en": "{function} returns {count} values, and the first of them has the shape it should "
+                                  "return alone. If the others are the attention weights (as many tutorials return "
+                                  "them), return only the output: `return output`, not `return output, weights`.",
+                            "zh": "{function} 返回了 {count} 个值，其中第一个正是它应单独返回的形状。如果其余的是注意力"
+                                  "权重（许多教程这样返回），请只返回输出：写 `return output`，而不是 `return output, "
+                                  "weights`。"},
     "diagnosis": {"en": "Likely cause: {message}", "zh": "可能的原因：{message}"},
     "hint": {"en": "Hint: {hint}", "zh": "提示：{hint}"},
     "tolerance_why": {"en": "Tolerance: {why}", "zh": "容差说明：{why}"},
