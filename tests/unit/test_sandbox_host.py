@@ -188,7 +188,8 @@ def test_a_leased_uid_is_this_runs_alone_and_a_dead_runs_processes_die_with_its_
     runs.sweep()
     # the sweep kills it, or a run that leased the freed uid meanwhile does, and sweep then skips the uid: on
     # README's two workers test_kill_uid_leaves_no_process_of_the_uid can lease it right then, and its kill was
-    # still under way when this looked (once, in clean-clone run 41)
+    # still under way when this looked (once, in clean-clone run 41; since run 62 this file's tests share one
+    # worker, tests/xdist_groups.py)
     end = time.monotonic() + 10
     while procs.processes_of(theirs) and time.monotonic() < end:
         time.sleep(0.05)

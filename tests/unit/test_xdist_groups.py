@@ -37,6 +37,14 @@ def test_the_same_parameter_in_two_files_and_unparametrised_tests_stay_apart():
     assert xdist_groups.scope("tests/a.py::test_y", EXERCISES) != xdist_groups.scope("tests/a.py::test_z", EXERCISES)
 
 
+def test_the_tests_that_share_the_machines_grading_state_are_one_group():
+    host = "tests/unit/test_sandbox_host.py"
+    leased = f"{host}::test_a_leased_uid_is_this_runs_alone_and_a_dead_runs_processes_die_with_its_lease"
+    swept = f"{host}::test_a_dead_runs_scratch_dir_is_swept_and_a_live_runs_is_not"
+    each = f"{host}::test_each_simulated_machine_gets_its_level[docker]"
+    assert {xdist_groups.scope(i, EXERCISES) for i in (leased, swept, each)} == {host}
+
+
 @pytest.mark.e2e  # starts pytest itself
 def test_the_suite_still_runs_without_pytest_xdist():
     """The grouping hook is xdist's: without xdist (it is a dev extra) pytest must not reject it as unknown."""
