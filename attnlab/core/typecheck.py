@@ -138,20 +138,28 @@ def check_call(function: Callable, args: dict[str, Any], output: Any, *, name: s
     if key is not None and key in _PASSED:
         return
     hints = {k: h for k, v in inspect.get_annotations(function).items() if (h := torch_hint(v)) is not _SKIP}
-    try:
-        _check(hints, args, output)
-    except _Mismatch:
-        raise _shape_error(hints, args, output, name) from None
-    if _int_dim_differs(hints["return"], args, output):
-        raise _shape_error(hints, args, output, name)
-    leading = _leading_dims(hints, args)
-    if leading is not None and _leading_dims_differ(hints["return"], output, leading):
-        raise _shape_error(hints, args, output, name, {"...": leading})
+    if (named := _mismatch(hints, args, output)) is not None:
+        raise _shape_error(hints, args, output, name, named)
     if key is not None:
         with _PASSED_LOCK:
             if len(_PASSED) >= MAX_PASSED:
                 _PASSED.clear()
             _PASSED.add(key)
+
+
+def _mismatch(hints: dict[str, Any], args: dict[str, Any], output: Any) -> dict[str, Any] | None:
+    """None if `output` (and the args) satisfy the hints; else the dims the error should name besides the bound
+    ones ({"...": the leading dims} where only those differ)."""
+    try:
+        _check(hints, args, output)
+    except _Mismatch:
+        return {}
+    if _int_dim_differs(hints["return"], args, output):
+        return {}
+    leading = _leading_dims(hints, args)
+    if leading is not None and _leading_dims_differ(hints["return"], output, leading):
+        return {"...": leading}
+    return None
 
 
 def _int_dims(args: dict[str, Any]) -> dict[str, int]:
@@ -245,13 +253,7 @@ def _first_of_several_fits(hints: dict[str, Any], args: dict[str, Any], output: 
         return False
     if len(tensor_hints(returns)) != 1 or not isinstance(output[0], Tensor):
         return False
-    try:
-        _check(hints, args, output[0])
-    except _Mismatch:
-        return False
-    leading = _leading_dims(hints, args)
-    return not _int_dim_differs(returns, args, output[0]) and not (
-        leading is not None and _leading_dims_differ(returns, output[0], leading))
+    return _mismatch(hints, args, output[0]) is None
 
 
 def _described(output: Any) -> str:
