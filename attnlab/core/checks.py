@@ -110,8 +110,8 @@ class Context:
             return
         if out.dtype != like.dtype:
             # named without "torch.": a NumPy, JAX or MindSpore student reads float64, as their framework says it
-            expected = str(like.dtype).removeprefix("torch.")
-            raise CheckFailure("dtype", got=str(out.dtype).removeprefix("torch."), expected=expected).with_hint(
+            raise CheckFailure("dtype", got=str(out.dtype).removeprefix("torch."),
+                               expected=str(like.dtype).removeprefix("torch.")).with_hint(
                 Message("hint_dtype", {"name": like_name}))  # one hint, whichever dtype a case has
         if device != like.device:
             raise CheckFailure("device", got=device, expected=like.device)

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from attnlab.core import config, paths, shutdown
-from attnlab.core.calls import other_case
+from attnlab.core.calls import module_file, other_case
 from attnlab.core.columns import pad
 from attnlab.core.columns import width as text_width
 from attnlab.core.config import Run
@@ -237,7 +237,7 @@ def cmd_submit(opts, run: Run) -> int:
         modules.setdefault(exercise.module, []).append(exercise.id)
     for module, exercises in modules.items():
         if (found := other_case(package, module)) is not None:
-            print(t("student.submit_module_case", lang, expected=f"{module}.py", found=found,
+            print(t("student.submit_module_case", lang, expected=module_file(module).as_posix(), found=found,
                     exercises=", ".join(exercises)))
     for exercise, theirs, stub in signatures.renamed(package, paths.template_dir(run.adapter), run.course.coded):
         print(t("student.submit_renamed", lang, function=exercise.function, theirs=theirs, stub=stub,
