@@ -15,7 +15,9 @@ marginal cost is that of a submission graded with the cache. torch's is set besi
 interpreter's `import torch` (the floor of grading each submission in a new process). torch is also graded
 at grade.py's default --jobs (one worker per CPU: what an instructor gets), printed beside the targets; the
 targets are --jobs 1's, one submission's cost against one fresh interpreter's. --suite: the fast tier
-(pytest -m "not e2e and not slow") and its CPU seconds. The load average is printed before and after: the
+(pytest -m "not e2e and not slow") and its CPU seconds. Then, unless --no-floor, the reference's own code
+alone per framework (benchmarks/student_code.py): what no change to the harness removes, set beside torch's
+whole marginal cost. The load average is printed before and after: the
 machine may be shared, and ratios measured in one run are what to compare; so is a fixed Python loop's time,
 before and after, which shows the host's contention that the load average misses. Prints; judges nothing.
 """
@@ -33,6 +35,9 @@ import time
 from pathlib import Path
 
 from attnlab.core.cpus import usable_cpus
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import student_code  # noqa: E402 -- a sibling script, not a package
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "20261126"
@@ -153,10 +158,11 @@ def main() -> int:
     parser.add_argument("--mindspore", default=None, help="a python with mindspore (its own venv)")
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--suite", action="store_true", help="also time the fast tier")
+    parser.add_argument("--no-floor", action="store_true", help="skip the student's code alone (student_code.py)")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}, {os.cpu_count()} CPUs; a fixed Python loop: "
           f"{machine_speed():.2f} s", flush=True)
-    figures = {}
+    figures, figures_marginal = {}, {}
     with tempfile.TemporaryDirectory(prefix="attnlab-marginal-") as tmp:
         work = Path(tmp)
         env = {**os.environ, "ATTNLAB_COMPILE_CACHE": str(work / "compile-cache")}
@@ -174,6 +180,7 @@ def main() -> int:
                 mindspore_pairs.append(pair(args.mindspore, "mindspore", args.first, args.mindspore_extra, where,
                                             env))
         torch = summary("torch", torch_pairs)
+        figures_marginal["torch"] = torch["cpu_s"]
         floor = fresh_import(sys.executable, "torch")
         figures["torch submissions/s"] = 1 / torch["wall_s"]
         figures["torch: fresh import / marginal"] = floor / torch["wall_s"]
@@ -197,6 +204,15 @@ def main() -> int:
             jax = summary("jax", [pair(sys.executable, "jax", 1, args.jax_extra, work, env)])
             figures["JAX / torch (CPU)"] = jax["cpu_s"] / torch["cpu_s"]
             print(f"  JAX's CPU limit per exercise: {cpu_limit('jax')}", flush=True)
+    if not args.no_floor:
+        # what no harness change removes: the reference's own code under each framework, per copy
+        print("the reference's own code alone, per copy, in-process (benchmarks/student_code.py):", flush=True)
+        floor = student_code.report(jax=not args.no_jax, mindspore=args.mindspore)
+        for framework in ("jax", "mindspore"):
+            if framework in floor and "torch" in figures_marginal:
+                times = floor[framework]["student"] / figures_marginal["torch"]
+                print(f"  {framework}'s own code alone is {times:.1f}x torch's whole marginal CPU per copy: "
+                      "the floor under its ratio", flush=True)
     if args.suite:
         wall, cpu, line = fast_tier()
         figures["fast tier CPU s"] = cpu
