@@ -22,7 +22,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from attnlab.core import config, paths, shutdown
+from attnlab.core import callees, config, paths, shutdown
 from attnlab.core.calls import module_file, other_case
 from attnlab.core.columns import pad
 from attnlab.core.columns import width as text_width
@@ -139,6 +139,13 @@ def checked(exercise, impl: InProcessImpl, run: Run):
                                        device=run.device), visible_only=True)
 
 
+def callee_note(exercise, result, package: Path, impl: InProcessImpl, run: Run) -> str | None:
+    """For a failing `result`: the line naming the student's own exercise functions it calls that fail their
+    visible checks too (callees.py), which are checked for it; None where there are none."""
+    reached = callees.reached(package, run.course.coded).get(exercise.id, ())
+    return callees.note(result, [checked(run.course.get(i), impl, run) for i in reached], run.lang)
+
+
 def cmd_status(opts, run: Run) -> int:
     lang, course = run.lang, run.course
     package = resolve_package(opts.impl, lang=lang, run=run)
@@ -183,8 +190,10 @@ def cmd_status(opts, run: Run) -> int:
 def cmd_check(opts, run: Run) -> int:
     exercise = exercise_spec(opts.exercise, run.lang, run.course)
     package = resolve_package(opts.impl, lang=run.lang, run=run)
-    result = checked(exercise, implementation(package, run), run)
-    print(render_result(exercise, result, run.lang))
+    impl = implementation(package, run)
+    result = checked(exercise, impl, run)
+    first = callee_note(exercise, result, package, impl, run) if result.status != Status.PASSED else None
+    print(render_result(exercise, result, run.lang, note=first))
     return 0 if result.status == Status.PASSED else 1
 
 

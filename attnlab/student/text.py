@@ -75,11 +75,14 @@ def _check_lines(checks: tuple[CheckResult, ...], lang: str) -> list[Line]:
     return lines
 
 
-def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str, *, notebook: bool = False) -> list[Line]:
+def result_lines(exercise: ExerciseSpec, result: ExerciseResult, lang: str, *, notebook: bool = False,
+                 note: str | None = None) -> list[Line]:
     """Heading, each check, hints, then the score line: what `attnlab check` and check() show (`notebook`:
-    where to start is the function's cell, not its module)."""
+    where to start is the function's cell, not its module; `note`: a line to read first, under the heading)."""
     lines = [Line(say("heading", lang, id=exercise.id, title=exercise.title.get(lang), points=exercise.points),
                   "heading")]
+    if note:
+        lines.append(Line(note, "note", 1))
     if result.status == Status.NOT_IMPLEMENTED:
         start = t("nb.start_here", lang, function=exercise.function) if notebook else \
             say("start_here", lang, function=exercise.function, module=exercise.module)
@@ -104,9 +107,9 @@ def counted(checks) -> tuple[int, int]:
     return sum(c.passed for c in scored), len(scored)
 
 
-def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str) -> str:
+def render_result(exercise: ExerciseSpec, result: ExerciseResult, lang: str, *, note: str | None = None) -> str:
     """The block `attnlab check` prints."""
-    return as_text(result_lines(exercise, result, lang))
+    return as_text(result_lines(exercise, result, lang, note=note))
 
 
 def hint_lines(exercise: ExerciseSpec, lang: str) -> list[Line]:

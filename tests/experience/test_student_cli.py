@@ -89,6 +89,28 @@ def test_check_passes_and_says_where_to_start_when_not_implemented(capsys, tmp_p
     assert "more checks not run" in out
 
 
+def test_check_of_an_exercise_built_on_a_broken_softmax_says_to_mend_softmax_first(capsys, tmp_path):
+    """The student's run_scaled_dot_product_attention is right but calls their run_softmax, which returns
+    nothing: `attnlab check scaled_dot_product_attention` opens by saying so (softmax's visible checks are run
+    for it). Checking softmax itself, or sdpa over a softmax that works, says nothing of the kind."""
+    ignored = shutil.ignore_patterns("__pycache__", "misconceptions", "numpy", "jax", "mindspore")
+    working = shutil.copytree(paths.REFERENCE_DIR, tmp_path / "working", ignore=ignored)
+    code, out, _ = run(capsys, "check", "scaled_dot_product_attention", "--impl", str(working), "--lang", "en")
+    assert code == 0 and "Fix " not in out
+    package = shutil.copytree(paths.REFERENCE_DIR, tmp_path / "mine", ignore=ignored)
+    softmax = package / "softmax.py"
+    softmax.write_text(softmax.read_text(encoding="utf-8").replace("    return exponentials / ",
+                                                                   "    exponentials = exponentials / "), "utf-8")
+    code, out, _ = run(capsys, "check", "scaled_dot_product_attention", "--impl", str(package), "--lang", "en")
+    lines = out.splitlines()
+    assert code == 1 and lines[0].startswith("scaled_dot_product_attention:")
+    assert lines[1].strip() == ("Fix softmax first: run_scaled_dot_product_attention calls your run_softmax "
+                                "(softmax), which fails its own checks, so the failures below may come from it "
+                                "rather than from run_scaled_dot_product_attention.")
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(package), "--lang", "zh")
+    assert code == 1 and "请先修好" not in out and "Fix " not in out
+
+
 def test_usage_errors_name_what_is_wrong(capsys, tmp_path):
     code, _, err = run(capsys, "check", "sofmax", "--lang", "en")
     assert code == 2 and "no exercise 'sofmax'" in err and "softmax" in err

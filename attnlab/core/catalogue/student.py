@@ -54,4 +54,15 @@ MESSAGES: dict[str, dict[str, str]] = {
                           "zh": "<{id}：{status}，{score:.2f} / {points:g} 分；.status .score .checks .feedback>"},
     "student.nb_hint": {"en": "<hints for {id}: print(...) or str(...) for the text>",
                         "zh": "<{id} 的提示：用 print(...) 或 str(...) 查看文字>"},
+    # callees.noted: an exercise built on the student's own broken function
+    "callee_failing": {
+        "en": "Fix {first} first: {function} calls your {callees}, which fails its own checks, so the failures "
+              "below may come from it rather than from {function}.",
+        "zh": "请先修好 {first}：{function} 调用了你的 {callees}，而它自己的检查未通过，所以下面的失败可能源于它，"
+              "而不是 {function} 本身。"},
+    "callees_failing": {
+        "en": "Fix {first} first: {function} calls your {callees}, which fail their own checks, so the failures "
+              "below may come from them rather than from {function}.",
+        "zh": "请先修好 {first}：{function} 调用了你的 {callees}，它们自己的检查未通过，所以下面的失败可能源于它们，"
+              "而不是 {function} 本身。"},
 }

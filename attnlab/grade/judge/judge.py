@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from attnlab import __version__
-from attnlab.core import paths
+from attnlab.core import callees, paths
 from attnlab.core.config import Run
 from attnlab.core.forbidden import operator_packets
 from attnlab.core.i18n import t
@@ -159,7 +159,7 @@ def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path
                 results.append(internal_exercise(exercise, exc, run.lang))
             if progress is not None:
                 progress(results)
-    return said_once(results, run.lang)
+    return callees.noted(said_once(results, run.lang), callees.reached(package, run.course.coded), run.lang)
 
 
 def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progress | None = None) -> SubmissionResult:

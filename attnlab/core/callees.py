@@ -1,0 +1,133 @@
+"""Which of the student's own exercise functions each exercise's function calls, read from the source: when
+run_softmax is broken, every exercise built on it fails too ("unsupported operand type(s) for @: 'NoneType'
+and 'Tensor'"), and its feedback should say to mend softmax first instead of leaving the student to debug
+attention code that is right.
+
+Static and by name, so it is a hint, never a verdict: a function reaches another when its body (or that of a
+helper function or class it uses, defined in the package, transitively) names it, directly, through
+`from .softmax import run_softmax as sm`, or as an attribute (`softmax.run_softmax`). The source is the
+student's and may be anything: a file that cannot be read or parsed is left out, and nothing here runs it.
+"""
+
+import ast
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from attnlab.core.i18n import t
+from attnlab.core.results import ExerciseResult
+from attnlab.core.spec import ExerciseSpec
+from attnlab.core.status import EXCLUDED, Status
+
+MAX_SOURCE_BYTES = 1 << 20  # bigger modules are no one's handwritten exercise: not read
+MAX_HELPERS = 64  # modules read beside the exercises' own
+Definition = tuple[str, str]  # (module, top-level name)
+
+
+def reached(package: Path, exercises: Iterable[ExerciseSpec]) -> dict[str, tuple[str, ...]]:
+    """exercise id -> the ids of the other exercises whose function it reaches, in `exercises`' order."""
+    exercises = list(exercises)
+    own = sorted({e.module for e in exercises})
+    helpers = sorted(p.stem for p in package.glob("*.py") if p.stem not in own)  # what those may import from
+    parsed = {}
+    for module in own + helpers[:MAX_HELPERS]:
+        if (tree := _parse(package / f"{module}.py")) is not None:
+            parsed[module] = tree
+    graph = _Graph(parsed)
+    owners = {(e.module, e.function): e.id for e in exercises}
+    found = {}
+    for exercise in exercises:
+        seen = graph.closure((exercise.module, exercise.function))
+        ids = {owners[d] for d in seen if d in owners and owners[d] != exercise.id}
+        found[exercise.id] = tuple(e.id for e in exercises if e.id in ids)
+    return found
+
+
+def noted(results: list[ExerciseResult], reached_ids: dict[str, tuple[str, ...]], lang: str) -> list[ExerciseResult]:
+    """`results` with `note`'s line first in the feedback of each exercise it applies to."""
+    by_id = {r.id: r for r in results}
+    out = []
+    for result in results:
+        said = note(result, [by_id[i] for i in reached_ids.get(result.id, ()) if i in by_id], lang)
+        out.append(replace(result, feedback=f"{said}\n{result.feedback}") if said else result)
+    return out
+
+
+def note(result: ExerciseResult, reached_results: list[ExerciseResult], lang: str) -> str | None:
+    """For a failing exercise (not an unwritten one) whose function reaches exercises that fail too: which,
+    and to mend those first. None otherwise. A callee failing with exactly the caller's messages shares its
+    problem (a package that does not import) rather than causing it, and is not named."""
+    own = _messages(result)
+    failing = [r for r in reached_results if _failing(r) and not (own and _messages(r) == own)]
+    if not failing or not _failing(result) or result.status is Status.NOT_IMPLEMENTED:
+        return None
+    callees = ", ".join(f"{r.function} ({r.id})" for r in failing)
+    key = "callee_failing" if len(failing) == 1 else "callees_failing"
+    return t(key, lang, function=result.function, callees=callees, first=failing[0].id)
+
+
+def _messages(result: ExerciseResult) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(c.message for c in result.checks if not c.passed and c.message))
+
+
+def _failing(result: ExerciseResult) -> bool:
+    return result.status is not Status.PASSED and result.status not in EXCLUDED and result.function is not None
+
+
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        return ast.parse(path.read_bytes(), filename=path.name)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+class _Graph:
+    """The package's top-level functions and classes, and the names each one's body uses."""
+
+    def __init__(self, modules: dict[str, ast.Module]):
+        self.definitions: dict[Definition, ast.AST] = {}
+        self.aliases: dict[str, dict[str, str]] = {}  # module -> local name -> the name it was imported as
+        self.by_name: dict[str, list[Definition]] = {}
+        for module, tree in modules.items():
+            aliases = self.aliases.setdefault(module, {})
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.definitions[(module, node.name)] = node
+                    self.by_name.setdefault(node.name, []).append((module, node.name))
+                elif isinstance(node, ast.ImportFrom):
+                    aliases.update({a.asname: a.name for a in node.names if a.asname})
+
+    def resolve(self, module: str, name: str) -> list[Definition]:
+        """What a name used in `module` may stand for: its own top-level definition, else any module's."""
+        name = self.aliases.get(module, {}).get(name, name)
+        if (module, name) in self.definitions:
+            return [(module, name)]
+        return self.by_name.get(name, [])
+
+    def uses(self, definition: Definition) -> set[str]:
+        names = set()
+        try:
+            for node in ast.walk(self.definitions[definition]):
+                if isinstance(node, ast.Name):
+                    names.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    names.add(node.attr)
+        except RecursionError:
+            pass
+        return names
+
+    def closure(self, start: Definition) -> set[Definition]:
+        """Every definition `start` reaches through the names its body, and theirs, use. `start` is its module's
+        own definition, or what the name stands for there (a function imported from a helper module)."""
+        todo = [start] if start in self.definitions else self.resolve(*start)
+        seen: set[Definition] = set()
+        while todo:
+            current = todo.pop()
+            for used in self.uses(current):
+                for target in self.resolve(current[0], used):
+                    if target not in seen:
+                        seen.add(target)
+                        todo.append(target)
+        return seen
