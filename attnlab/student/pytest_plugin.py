@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.core import callees, frameworks, paths, shutdown
 from attnlab.core import config as run_config
-from attnlab.core import frameworks, paths, shutdown
 from attnlab.core.checks import hint_line, run_case, run_property
 from attnlab.core.columns import pad
 from attnlab.core.i18n import default_lang, t
@@ -28,7 +28,7 @@ from attnlab.core.quiz import answer_key, grade_quiz, problem_lines, quiz_state,
 from attnlab.core.results import CheckResult
 from attnlab.core.said_once import SaidOnce
 from attnlab.core.scoring import make_context, not_applicable_results, summarise
-from attnlab.core.spec import QuizSpec, SpecError
+from attnlab.core.spec import ExerciseSpec, QuizSpec, SpecError
 from attnlab.core.status import EXCLUDED, STOPS, Status
 from attnlab.student.text import counted, quiz_word, status_word
 from attnlab.student.timer import time_limited
@@ -244,11 +244,21 @@ def _repository_run(config, state) -> bool:
     return config.getoption("--impl") is None and package in references
 
 
+def _callee_notes(package: Path, graded: list, lang: str) -> list[str]:
+    """callees.note for each failing exercise built on other failing ones of the student's (fix softmax first);
+    `graded`: (exercise, its result) in the course's order."""
+    coded = [ex for ex, _ in graded if isinstance(ex, ExerciseSpec)]
+    reached = callees.reached(package, coded)
+    by_id = {ex.id: result for ex, result in graded}
+    notes = (callees.note(by_id[ex.id], [by_id[i] for i in reached[ex.id]], lang) for ex in coded)
+    return [note for note in notes if note]
+
+
 def pytest_terminal_summary(terminalreporter, config):
     state = config.stash.get(STATE, None)
     if not state or not (state["results"] or state.get("selected")) or _repository_run(config, state):
         return
-    lang, rows, earned, possible = state["lang"], [], 0.0, 0.0
+    lang, rows, earned, possible, graded = state["lang"], [], 0.0, 0.0, []
     for ex in _course(config).everything:
         checks = state["results"].get(ex.id)
         if isinstance(ex, QuizSpec) and answer_key(ex) is None:
@@ -257,6 +267,7 @@ def pytest_terminal_summary(terminalreporter, config):
         if not checks:
             continue
         result = summarise_quiz(ex, checks, lang) if isinstance(ex, QuizSpec) else summarise(ex, checks, lang)
+        graded.append((ex, result))
         passed, total = counted(checks)
         rows.append(_row(ex.id, status_word(result.status, lang), f"{passed}/{total}",
                          f"{result.score:6.2f} / {ex.points:g}"))
@@ -273,5 +284,7 @@ def pytest_terminal_summary(terminalreporter, config):
     for row in rows:
         tr.write_line(row)
     tr.write_line(_row(t("total", lang), "", "", f"{earned:6.2f} / {possible:g}"))
+    for line in _callee_notes(state["impl"].path, graded, lang):
+        tr.write_line(line)
     for result in left_out:
         tr.write_line(result.feedback)

@@ -137,3 +137,19 @@ def test_a_broken_spec_is_one_collection_error_naming_its_file_and_key(pytester,
     assert (f"{spec}: properties[0].output_dim: expected a value: law 'permutation_equivariance' requires "
             "'output_dim'") in out
     assert "pluggy" not in out and "pytest_plugin.py" not in out, out
+
+
+def test_the_table_is_followed_by_which_broken_function_to_mend_first(run, pytester):
+    """run_softmax without `return`: the run_scaled_dot_product_attention built on it fails too, and after the
+    table the student reads to fix softmax first (attnlab.core.callees)."""
+    package = shutil.copytree(paths.REFERENCE_DIR, pytester.path / "mine", ignore=shutil.ignore_patterns(
+        "__pycache__", "misconceptions", "numpy", "jax", "mindspore"))
+    softmax = package / "softmax.py"
+    softmax.write_text(softmax.read_text(encoding="utf-8").replace("    return exponentials / ",
+                                                                   "    exponentials = exponentials / "), "utf-8")
+    result = run("--impl", str(package), "-m", "softmax or scaled_dot_product_attention or causal_mask")
+    after_table = result.stdout.str().split("points by exercise", 1)[1]
+    assert result.ret == 1
+    assert after_table.count("Fix softmax first:") == 1  # sdpa's; softmax's own and the mask's say nothing
+    assert ("Fix softmax first: run_scaled_dot_product_attention calls your run_softmax (softmax), which fails its "
+            "own checks") in after_table
