@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261126
 
 PROBE = """
-import functools, json, sys, time
+import functools, gc, json, sys, time
 from attnlab.core import frameworks, paths
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.scoring import make_context, run_checks
@@ -74,6 +74,7 @@ adapter = frameworks.adapter(framework)
 impl = Timed(package, adapter=adapter)
 first = course.coded[0]
 impl._function(first.module, first.function)  # the framework set up and the package imported: not timed
+gc.freeze()  # as the forkserver does before it forks a runner: collections skip what was there before
 failed = []
 start = time.process_time()
 for exercise in course.coded:
