@@ -10,7 +10,8 @@ student's and may be anything: a file that cannot be read or parsed is left out,
 """
 
 import ast
-from collections.abc import Iterable
+import types
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,6 +42,43 @@ def reached(package: Path, exercises: Iterable[ExerciseSpec]) -> dict[str, tuple
         ids = {owners[d] for d in seen if d in owners and owners[d] != exercise.id}
         found[exercise.id] = tuple(e.id for e in exercises if e.id in ids)
     return found
+
+
+def reached_from(fn: Callable, exercises: Iterable[ExerciseSpec]) -> list[tuple[ExerciseSpec, Callable]]:
+    """For a function defined in a notebook (check("attention", run_attention)): the other exercises whose
+    function it reaches, each with the function object, in `exercises`' order. Read from the code objects'
+    names, looked up in the function's globals (the notebook's namespace), through the functions and classes
+    defined beside it; an exercise's function is known by its name there (`run_softmax`)."""
+    exercises = list(exercises)
+    by_name = {e.function: e for e in exercises}
+    module = getattr(fn, "__module__", None)
+    found: dict[str, Callable] = {}
+    seen, todo = {id(fn)}, [fn]
+    while todo:
+        current = todo.pop()
+        for name, value in _globals_used(current):
+            if id(value) in seen or getattr(value, "__module__", None) != module:
+                continue
+            seen.add(id(value))
+            if name in by_name and callable(value):
+                found.setdefault(name, value)
+            if isinstance(value, (types.FunctionType, type)):
+                todo.append(value)
+    return [(e, found[e.function]) for e in exercises if e.function in found]
+
+
+def _globals_used(obj: object) -> list[tuple[str, object]]:
+    """(name, value) of each global a function's code (nested functions included), or a class's methods, use."""
+    functions = [v for v in vars(obj).values() if isinstance(v, types.FunctionType)] if isinstance(obj, type) \
+        else [obj] if isinstance(obj, types.FunctionType) else []
+    used = []
+    for function in functions:
+        codes, namespace = [function.__code__], function.__globals__
+        while codes:
+            code = codes.pop()
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            used += [(name, namespace[name]) for name in code.co_names if name in namespace]
+    return used
 
 
 def noted(results: list[ExerciseResult], reached_ids: dict[str, tuple[str, ...]], lang: str) -> list[ExerciseResult]:

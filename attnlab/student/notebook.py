@@ -10,7 +10,9 @@ and hint() return does not show it a second time when it is a cell's last value;
 (`result` alone) it displays again, and in a plain Python prompt its repr is one line.
 
 The function is called by keyword exactly like `run_softmax` (same argument names); its name does not
-matter. The exercise's other functions are not needed: only `fn` is checked. Its calls share the time
+matter. The exercise's other functions are not needed: only `fn` is checked (but when it fails and calls
+another exercise's function of the notebook by its name, `run_softmax`, that one's visible checks run too,
+and a failure there is named first: attnlab.core.callees). Its calls share the time
 limit an exercise has when graded (attnlab.student.timer).
 """
 
@@ -18,13 +20,14 @@ import functools
 import sys
 from collections.abc import Callable
 
-from attnlab.core import config, paths
+from attnlab.core import callees, config, paths
 from attnlab.core.i18n import default_lang, t
 from attnlab.core.impl import FunctionImpl
 from attnlab.core.results import ExerciseResult
 from attnlab.core.scoring import grade_exercise, make_context, not_applicable_text
 from attnlab.core.spec import Course, ExerciseSpec, QuizSpec
 from attnlab.core.spec_load import load_course
+from attnlab.core.status import Status
 from attnlab.student.html_view import as_html
 from attnlab.student.text import Line, as_text, hint_lines, result_lines, say, status_word
 from attnlab.student.timer import time_limited
@@ -139,12 +142,20 @@ def check(exercise_id: str, fn: Callable, *, lang: str | None = None, show: bool
     run = _run(assignment, framework, device, lang or default_lang())
     lang = run.lang
     exercise = exercise_spec(exercise_id, lang, run.course)
-    impl = time_limited(FunctionImpl(fn, function=exercise.function, adapter=run.adapter), exercise.id, run.limits)
-    result = grade_exercise(make_context(exercise, impl, lang=lang, device=run.device), visible_only=True)
-    report = CheckReport(result, result_lines(exercise, result, lang, notebook=True), lang)
+    result = _checked(exercise, fn, run)
+    note = None
+    if result.status != Status.PASSED:  # built on another of the student's functions that fails too?
+        reached = [(e, f) for e, f in callees.reached_from(fn, run.course.all_coded) if e.id != exercise.id]
+        note = callees.note(result, [_checked(e, f, run) for e, f in reached], lang)
+    report = CheckReport(result, result_lines(exercise, result, lang, notebook=True, note=note), lang)
     if show:
         report.show()
     return report
+
+
+def _checked(exercise: ExerciseSpec, fn: Callable, run: config.Run) -> ExerciseResult:
+    impl = time_limited(FunctionImpl(fn, function=exercise.function, adapter=run.adapter), exercise.id, run.limits)
+    return grade_exercise(make_context(exercise, impl, lang=run.lang, device=run.device), visible_only=True)
 
 
 def hint(exercise_id: str, *, lang: str | None = None, show: bool = True, framework: str | None = None,

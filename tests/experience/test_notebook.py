@@ -154,3 +154,37 @@ def _fresh_run_per_test():
     notebook._run.cache_clear()
     yield
     notebook._run.cache_clear()
+
+
+NOTEBOOK_CELLS = """
+import torch
+
+def run_softmax(in_features, dim):
+    exps = torch.exp(in_features - in_features.amax(dim=dim, keepdim=True))
+    exps = exps / exps.sum(dim=dim, keepdim=True)  # no return: the cell's mistake
+
+def attention_weights(Q, K):
+    return run_softmax(Q @ K.transpose(-2, -1) / K.shape[-1] ** 0.5, dim=-1)
+
+def run_scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / K.shape[-1] ** 0.5
+    if mask is not None:
+        return run_softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ V
+    return attention_weights(Q, K) @ V
+"""
+
+
+def test_a_function_built_on_the_notebooks_broken_softmax_is_told_to_mend_it_first(capsys):
+    """In a notebook, run_scaled_dot_product_attention calls (directly, and through a helper cell) the
+    notebook's run_softmax, which returns nothing: check() of it opens by saying so."""
+    namespace = {"__name__": "__main__"}
+    exec(compile(NOTEBOOK_CELLS, "<cells>", "exec"), namespace)  # as a notebook defines them
+    result = check("scaled_dot_product_attention", namespace["run_scaled_dot_product_attention"], lang="en")
+    out = capsys.readouterr().out
+    assert result.status == "error"
+    assert out.splitlines()[1].strip().startswith(
+        "Fix softmax first: run_scaled_dot_product_attention calls your run_softmax (softmax), which fails")
+    assert "Fix " not in str(check("softmax", namespace["run_softmax"], lang="en", show=False).feedback)
+    namespace["run_softmax"] = good_softmax  # mended: nothing to say of softmax any more
+    mended = check("scaled_dot_product_attention", namespace["run_scaled_dot_product_attention"], lang="en")
+    assert mended.score > result.score and "Fix " not in capsys.readouterr().out

@@ -154,3 +154,24 @@ def test_no_note_where_caller_and_callee_fail_with_the_same_problem():
     cascade = [shared[0], ExerciseResult("scaled_dot_product_attention", "run_scaled_dot_product_attention", 0.0,
                                          8.0, Status.ERROR, "...", own)]
     assert callees.noted(cascade, {"scaled_dot_product_attention": ("softmax",)}, "en")[1].feedback.startswith("Fix ")
+
+
+def test_a_notebooks_function_reaches_the_notebooks_own_functions_by_their_exercise_names():
+    namespace = {"__name__": "__main__"}
+    exec(compile(textwrap.dedent("""
+        import torch
+        from torch.nn.functional import softmax as run_softmax  # not the notebook's own: not followed
+        def run_causal_mask(seq_len, device=None):
+            return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
+        class Helper:
+            def mask(self, n):
+                return run_causal_mask(n)
+        def run_causal_attention(d_in, d_out, q_proj_weight, k_proj_weight, v_proj_weight, in_features):
+            def inner(n):
+                return Helper().mask(n)
+            return run_softmax(inner(in_features.shape[-2]).float(), dim=-1)
+    """), "<cells>", "exec"), namespace)
+    found = callees.reached_from(namespace["run_causal_attention"], CODED)
+    assert [(e.id, f) for e, f in found] == [("causal_mask", namespace["run_causal_mask"])]
+    assert callees.reached_from(namespace["run_causal_mask"], CODED) == []
+    assert callees.reached_from(len, CODED) == []  # a builtin has no code to read
