@@ -154,6 +154,11 @@ def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str]
     return None
 
 
+# the framework refusing operands of two dtypes: torch's "expected m1 and m2 to have the same dtype", "expected
+# scalar type Double but found Float", "Index put requires the source and destination dtypes match"
+DTYPE_MISMATCH = re.compile(r"same dtype|expected scalar type \w+ but found \w+|dtypes match", re.IGNORECASE)
+
+
 def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_calls: tuple[str, ...],
            guards: CallGuards, deep_guard: bool = True, max_tensor_mb: float | None = None,
            max_tile_side: int | None = None) -> Any:
@@ -175,7 +180,10 @@ def invoke(fn: Callable, *, exercise: str, kwargs: dict[str, Any], forbidden_cal
             raise SubmissionError(key, **values) from None
         if isinstance(exc, TypeError) and (renamed := renamed_parameters(fn, kwargs, exercise)) is not None:
             raise renamed from None
-        raise SubmissionError("raised", exercise=exercise, problem=describe_exception(exc)) from exc
+        raised = SubmissionError("raised", exercise=exercise, problem=describe_exception(exc))
+        if DTYPE_MISMATCH.search(str(exc)):  # not about shapes, whatever inputs it raised on (leading_dims)
+            raised.with_hint(Message("hint_dtype_mismatch", {}))
+        raise raised from exc
 
 
 def renamed_parameters(fn: Callable, kwargs: dict[str, Any], exercise: str) -> SubmissionError | None:

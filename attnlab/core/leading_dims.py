@@ -62,7 +62,8 @@ def with_hints(signature: Callable, cases: Sequence[CaseSpec], results: list[Che
         return results
     counts = [leading_dims(case, argument) for case in cases]
     working = {n for n, r in zip(counts, results) if r.passed and n is not None}
-    raised = [i for i, r in enumerate(results) if r.kind == "case" and r.status == Status.ERROR]
+    # a failure with advice of its own (two dtypes met: hint_dtype_mismatch) is not about the dimensions
+    raised = [i for i, r in enumerate(results) if r.kind == "case" and r.status == Status.ERROR and not r.hint]
     if not working or not raised or any(counts[i] is None or counts[i] in working for i in raised):
         return results
     hint = t("hint_leading_dims", lang, works=_listed(working), counts=_listed({counts[i] for i in raised}))

@@ -43,6 +43,9 @@ def run_no_return(x):
 def run_detached(x):
     return x.detach() * 2
 
+def run_two_dtypes(x):
+    return x.double() @ x.reshape(-1, 1)
+
 def run_banned(x):
     return torch.softmax(x, -1)
 
@@ -244,8 +247,8 @@ def test_outcomes_come_back_as_harness_exceptions(shared, function, outcome, mes
 
 def test_an_outcome_keeps_its_advice_across_the_channel(shared):
     """What the runner raised with a hint of its own (Outcome.with_hint) arrives with it, as pytest shows it: a
-    function without `return`, one returning a list, and one whose output does not depend on its input through
-    autograd."""
+    function without `return`, one returning a list, one whose output does not depend on its input through
+    autograd, and one where two dtypes meet."""
     impl, *_ = shared
     with pytest.raises(SubmissionError, match="returned NoneType, expected a torch.Tensor") as raised:
         call(impl, "run_no_return", x=torch.ones(2))
@@ -258,6 +261,9 @@ def test_an_outcome_keeps_its_advice_across_the_channel(shared):
         impl.vjp(exercise="softmax", module="softmax", function="run_detached", kwargs={"x": torch.ones(2)},
                  forbidden_calls=(), wrt=("x",), cotangent=torch.ones(2))
     assert raised.value.hint.key == "hint_gradient_unreached"
+    with pytest.raises(SubmissionError, match="same dtype") as raised:
+        call(impl, "run_two_dtypes", x=torch.ones(2))
+    assert raised.value.hint.key == "hint_dtype_mismatch"
 
 
 def test_syntax_error_in_a_module_names_file_and_line(shared):

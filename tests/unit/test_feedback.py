@@ -286,6 +286,31 @@ def test_code_for_3d_input_alone_is_told_to_count_dimensions_from_the_end(tmp_pa
         assert sum(c.passed for c in result.checks if c.kind == "case") == passed
 
 
+def test_two_dtypes_meeting_is_told_as_such_not_as_a_count_of_dimensions(tmp_path):
+    """Code that changes a dtype on the way can raise on just the inputs of one count of leading dimensions
+    (here a float64 copy of an input that is not 3-D meets float32 weights): the exception names two dtypes,
+    and the hint says to find where the dtype changed, not to count dimensions from the end."""
+    exercise = COURSE.get("multihead_attention_wrapper")
+    source = (
+        "def run_multihead_attention_wrapper(d_in, d_out, num_heads, q_proj_weights, k_proj_weights,\n"
+        "                                    v_proj_weights, in_features):\n"
+        "    x = in_features if in_features.dim() == 3 else in_features.double()  # the slip\n"
+        "    n, heads = x.shape[-2], []\n"
+        "    for h in range(num_heads):\n"
+        "        q, k, v = (x @ w[h].T for w in (q_proj_weights, k_proj_weights, v_proj_weights))\n"
+        "        s = (q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5).masked_fill(\n"
+        "            torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1), float('-inf'))\n"
+        "        heads.append(torch.softmax(s, dim=-1) @ v)\n"
+        "    return torch.cat(heads, dim=-1).to(in_features.dtype)\n")
+    for lang, words in (("en", "two operands of different dtypes met in one operation"),
+                        ("zh", "同一运算中遇到了不同 dtype 的操作数")):
+        result = grade_exercise(make_context(exercise, impl_from(tmp_path, source), lang=lang))
+        raised = [c for c in result.checks if c.status == "error"]
+        assert {c.name for c in raised} == {"no_batch_long"}, result.feedback  # float32 with no leading dims
+        assert "same dtype" in raised[0].message and words in raised[0].hint and result.feedback.count(words) == 1
+        assert "leading dimension" not in result.feedback and "前导维" not in result.feedback
+
+
 SDPA_RETURNING_WEIGHTS = (
     "def run_scaled_dot_product_attention(Q, K, V, mask=None):\n"
     "    scores = Q @ K.transpose(-2, -1) / Q.shape[-1] ** 0.5\n"

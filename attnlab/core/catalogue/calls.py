@@ -81,6 +81,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                                  "{function} with `return` and its result (a helper it calls may need one too)",
                            "zh": "没有 `return` 语句就结束的 Python 函数返回 None：请在 {function} 末尾用 `return` "
                                  "返回结果（它调用的辅助函数可能也需要）"},
+    "hint_dtype_mismatch": {
+        "en": "two operands of different dtypes met in one operation (float64 and float32, say): a value changed "
+              "dtype on the way, e.g. angles or a mask made in float64, a NumPy array, a `.double()`. Find where, and "
+              "cast it back to the inputs' dtype (`.to(x.dtype)`, `.astype(x.dtype)`) before combining",
+        "zh": "同一运算中遇到了不同 dtype 的操作数（例如 float64 与 float32）：某个值在途中变了 dtype，比如用 float64 "
+              "生成的角度或掩码、NumPy 数组、`.double()`。请找到这一处，在参与运算前把它转回输入的 dtype"
+              "（`.to(x.dtype)`、`.astype(x.dtype)`）"},
     "not_differentiable": {
         "en": "{function}'s output is not differentiable (was it detached, or built with .data / numpy?)",
         "zh": "{function} 的输出不可微（是否被 detach，或用 .data / numpy 构造？）"},
