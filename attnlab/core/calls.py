@@ -79,6 +79,8 @@ def describe_exception(exc: BaseException, *, root: Path | None = None) -> Messa
     if isinstance(exc, SyntaxError):  # str() repeats "(file, line N)", with the file's basename
         if (bad := not_utf8(exc, root)) is not None:
             filename, line, byte = bad
+            if _utf16(Path(filename)):  # no coding line helps: Python reads no source as UTF-16
+                return Message("source_utf16", {"where": _where(filename, line, root)})
             return Message("source_not_utf8", {"byte": byte, "where": _where(filename, line, root)})
         where = _where(exc.filename or "?", exc.lineno, root)
         message = exc.msg
@@ -124,6 +126,17 @@ def other_case(root: Path, module: str) -> str | None:
 
 def module_case(module: str, found: str, where: Message | str = "") -> Message:
     return Message("module_case", {"expected": module_file(module).as_posix(), "found": found, "where": where})
+
+
+def _utf16(file: Path) -> bool:
+    """Saved as UTF-16: its byte-order mark, or (without one) a NUL after each ASCII character."""
+    try:
+        with open(file, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 8 and (
+        head[1::2].count(0) == len(head) // 2 or head[0::2].count(0) == len(head) // 2))
 
 
 def not_utf8(exc: SyntaxError, root: Path | None = None) -> tuple[str, int, str] | None:

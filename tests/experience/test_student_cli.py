@@ -314,8 +314,8 @@ def test_an_import_error_is_shown_once_with_the_students_file_and_line(capsys, t
 def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(capsys, tmp_path):
     """An editor on a Chinese Windows may save GBK: Python refuses the file, and says so at the line where the
     token holding the byte ends (its docstring's last line) or in words about PEP 263; the student reads the
-    line of the first byte that is not UTF-8 and what to do; the same for UTF-16, which Python reports without a
-    file. Declared on the first line, GBK imports and passes."""
+    line of the first byte that is not UTF-8 and what to do; for UTF-16, which Python reports without a file,
+    that it is UTF-16, which no coding line can name. Declared on the first line, GBK imports and passes."""
     package = package_with_softmax(tmp_path)
     softmax = package / "softmax.py"
     lines = softmax.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -333,7 +333,12 @@ def test_a_file_saved_in_a_code_page_is_named_with_its_line_and_how_to_save_it(c
     (utf16 / "softmax.py").write_bytes(gbk.decode("gbk").encode("utf-16"))
     (utf16 / "._attention.py").write_bytes(b"\0\5\x16\7\0\2\0\0Mac OS X")  # an AppleDouble file: never imported
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(utf16), "--lang", "en")
-    assert code == 1 and "byte 0xff (at softmax.py:1) is not UTF-8. Save it as UTF-8" in out, out
+    assert code == 1 and "the file (at softmax.py:1) is saved as UTF-16 (Notepad's" in out, out
+    assert "a coding line cannot name UTF-16" in out and "-*- coding" not in out, out  # no advice that fails
+    no_bom = shutil.copytree(package, tmp_path / "utf16le")  # UTF-16 without a byte-order mark: no file named
+    (no_bom / "softmax.py").write_bytes(gbk.decode("gbk").encode("utf-16-le"))
+    code, out, _ = run(capsys, "check", "softmax", "--impl", str(no_bom), "--lang", "zh")
+    assert code == 1 and "是以 UTF-16 保存的" in out, out
     softmax.write_bytes(b"# -*- coding: gbk -*-\n" + gbk)
     fresh = shutil.copytree(package, tmp_path / "declared")
     code, out, _ = run(capsys, "check", "softmax", "--impl", str(fresh), "--lang", "en")

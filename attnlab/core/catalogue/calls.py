@@ -57,6 +57,12 @@ MESSAGES: dict[str, dict[str, str]] = {
               "(# -*- coding: gbk -*-)",
         "zh": "SyntaxError：文件不是以 UTF-8 保存的，而 Python 按 UTF-8 读取源代码：字节 {byte}{where}不是 UTF-8。"
               "请在编辑器中将其另存为 UTF-8，或在文件第一行声明其编码（# -*- coding: gbk -*-）"},
+    "source_utf16": {
+        "en": "SyntaxError: the file{where} is saved as UTF-16 (Notepad's \"Unicode\", Windows PowerShell's `>`), and "
+              "Python reads source only in UTF-8 or an encoding like it (a coding line cannot name UTF-16). Save it "
+              "as UTF-8 in your editor",
+        "zh": "SyntaxError：文件{where}是以 UTF-16 保存的（记事本的“Unicode”、Windows PowerShell 的 `>`），而 Python "
+              "只能读取 UTF-8 或与之兼容的编码的源代码（编码声明行也不能指定 UTF-16）。请在编辑器中将其另存为 UTF-8"},
     "not_implemented": {"en": "{exercise}: not implemented yet ({detail})", "zh": "{exercise}：尚未实现（{detail}）"},
     "exercise_problem": {"en": "{exercise}: {problem}", "zh": "{exercise}：{problem}"},
     "parameters_renamed": {
