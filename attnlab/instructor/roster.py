@@ -91,13 +91,20 @@ def _entry(row: list[str], number: int, columns: dict[str, int]) -> Entry | None
 
 def read_roster(path: Path) -> list[Entry]:
     """The people of a roster file; raises RosterError."""
+    utf16 = False
     try:
         raw = path.read_bytes()[:MAX_ROSTER_BYTES]
         # Blackboard's Grade Center download is UTF-16 and tab-delimited (its ".xls"); the others UTF-8 CSV
-        text = raw.decode("utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig")
+        utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+        text = raw.decode("utf-16" if utf16 else "utf-8-sig")
     except OSError as exc:
         raise RosterError(f"cannot read the roster {path}: {exc}") from None
-    except UnicodeDecodeError as exc:  # re-saved by Excel in the machine's code page (GBK, Windows-1252, ...)
+    except UnicodeDecodeError as exc:
+        if utf16:  # cut short (an odd number of bytes) or damaged on the way
+            raise RosterError(f"the roster {path} is UTF-16, as Blackboard's Grade Center downloads it, but damaged: "
+                              f"bytes {exc.start + 1} to {exc.end} are no character ({exc.reason}); download it "
+                              "from the LMS again") from None
+        # re-saved by Excel in the machine's code page (GBK, Windows-1252, ...)
         raise RosterError(f"the roster {path} is not UTF-8 (byte {exc.start + 1} is {raw[exc.start]:#04x}): a file "
                           "re-saved by Excel is in the computer's own encoding; save it as \"CSV UTF-8\" or "
                           "download it from the LMS again") from None

@@ -174,6 +174,17 @@ def test_a_roster_excel_saved_in_the_machines_encoding_says_how_to_save_it(tmp_p
         read_roster(tmp_path / "class.csv")
 
 
+def test_a_damaged_utf16_roster_is_said_to_be_damaged_not_to_be_no_utf8(tmp_path):
+    """A Grade Center download (UTF-16) cut short by a byte: not "not UTF-8, save it as CSV UTF-8", which would
+    send the instructor to Excel, but damaged UTF-16 and to download it again."""
+    download = "Last Name\tFirst Name\tUsername\nChen\tAlice\tachen\n".encode("utf-16")
+    (tmp_path / "gc.xls").write_bytes(download[:-1])
+    with pytest.raises(RosterError, match=r"gc.xls is UTF-16, as Blackboard's Grade Center downloads it, but damaged: "
+                                          r"bytes 95 to 95 are no character \(truncated data\); download it") as raised:
+        read_roster(tmp_path / "gc.xls")
+    assert "UTF-8" not in str(raised.value)
+
+
 def write_results(directory, results):
     directory.mkdir(exist_ok=True)
     for data in results:
