@@ -115,7 +115,7 @@ def run_write_tmp(x):
     return torch.ones(1)
 
 def run_snoop(x):
-    judge_cmdline = lambda: open("/proc/__JUDGE__/cmdline", "rb").read().index(b"pytest")
+    judge_cmdline = lambda: open("/proc/__JUDGE__/cmdline", "rb").read().index(__JUDGE_CMDLINE__)
     connect = lambda: socket.create_connection(("127.0.0.1", __PORT__), timeout=1)
     secret = lambda: [v for v in os.environ.values() if "__SECRET__" in v][0]
     status = open("/proc/self/status").read()
@@ -172,6 +172,9 @@ def shared(tmp_path_factory, listener):
     source = (SOURCE.replace("__HIDDEN__", ", ".join(repr(str(p)) for p in probed))
               .replace("__OUTSIDE__", ", ".join(repr(str(p)) for p in outside))
               .replace("__JUDGE__", str(os.getpid())).replace("__PORT__", str(listener.getsockname()[1]))
+              # the judge's own command line (pytest's, or an xdist worker's), not that of another process
+              # the runner's pid namespace may give that pid
+              .replace("__JUDGE_CMDLINE__", repr(Path("/proc/self/cmdline").read_bytes()))
               .replace("__SECRET__", SECRET).replace("__CONTROL__", repr(str(root / "control.txt"))))
     package = root / "misc"
     package.mkdir()
