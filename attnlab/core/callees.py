@@ -20,7 +20,8 @@ from attnlab.core.results import ExerciseResult
 from attnlab.core.spec import ExerciseSpec
 from attnlab.core.status import EXCLUDED, Status
 
-MAX_SOURCE_BYTES = 1 << 20  # bigger modules are no one's handwritten exercise: not read
+MAX_SOURCE_BYTES = 1 << 19  # bigger modules are no one's handwritten exercise: not read
+MAX_TOTAL_BYTES = 1 << 21  # all modules read, together: the judge parses them, and an upload may hold 50 MB
 MAX_HELPERS = 64  # modules read beside the exercises' own
 Definition = tuple[str, str]  # (module, top-level name)
 
@@ -30,10 +31,10 @@ def reached(package: Path, exercises: Iterable[ExerciseSpec]) -> dict[str, tuple
     exercises = list(exercises)
     own = sorted({e.module for e in exercises})
     helpers = sorted(p.stem for p in package.glob("*.py") if p.stem not in own)  # what those may import from
-    parsed = {}
+    parsed, budget = {}, MAX_TOTAL_BYTES
     for module in own + helpers[:MAX_HELPERS]:
-        if (tree := _parse(package / f"{module}.py")) is not None:
-            parsed[module] = tree
+        if (read := _parse(package / f"{module}.py", budget)) is not None:
+            parsed[module], budget = read[0], budget - read[1]
     graph = _Graph(parsed)
     owners = {(e.module, e.function): e.id for e in exercises}
     found = {}
@@ -112,11 +113,14 @@ def _failing(result: ExerciseResult) -> bool:
     return result.status is not Status.PASSED and result.status not in EXCLUDED and result.function is not None
 
 
-def _parse(path: Path) -> ast.Module | None:
+def _parse(path: Path, budget: int) -> tuple[ast.Module, int] | None:
+    """The module's tree and its size in bytes; None for a file that is missing, a link, over its size or
+    `budget`, unreadable or not Python."""
     try:
-        if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_SOURCE_BYTES:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > min(MAX_SOURCE_BYTES, budget):
             return None
-        return ast.parse(path.read_bytes(), filename=path.name)
+        source = path.read_bytes()[:MAX_SOURCE_BYTES + 1]
+        return (ast.parse(source, filename=path.name), len(source)) if len(source) <= budget else None
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -128,6 +132,7 @@ class _Graph:
         self.definitions: dict[Definition, ast.AST] = {}
         self.aliases: dict[str, dict[str, str]] = {}  # module -> local name -> the name it was imported as
         self.by_name: dict[str, list[Definition]] = {}
+        self._uses: dict[Definition, set[str]] = {}
         for module, tree in modules.items():
             aliases = self.aliases.setdefault(module, {})
             for node in tree.body:
@@ -145,7 +150,9 @@ class _Graph:
         return self.by_name.get(name, [])
 
     def uses(self, definition: Definition) -> set[str]:
-        names = set()
+        if definition in self._uses:
+            return self._uses[definition]
+        names = self._uses[definition] = set()
         try:
             for node in ast.walk(self.definitions[definition]):
                 if isinstance(node, ast.Name):

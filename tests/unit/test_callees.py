@@ -108,6 +108,19 @@ def test_files_that_cannot_be_read_or_parsed_are_left_out(tmp_path):
     assert set(callees.reached(tmp_path / "missing", CODED).values()) == {()}
 
 
+def test_what_the_judge_parses_is_bounded_in_all(tmp_path, monkeypatch):
+    """An upload may hold 50 MB of Python; the judge parses at most MAX_TOTAL_BYTES of it, the exercises'
+    own modules first."""
+    monkeypatch.setattr(callees, "MAX_TOTAL_BYTES", 2000)
+    attention = "from .softmax import run_softmax\ndef run_scaled_dot_product_attention(Q, K, V, mask=None):\n" \
+                "    return run_softmax(Q @ K.transpose(-2, -1), dim=-1) @ V\n"
+    padding = {f"aaa{i}": "# " + "x" * 500 for i in range(10)}  # sorted before every module it could crowd out
+    root = package(tmp_path / "mine", softmax=SOFTMAX, attention=attention, **padding)
+    assert callees.reached(root, CODED)["scaled_dot_product_attention"] == ("softmax",)
+    (root / "attention.py").write_text(attention + "#" * 2000)  # over the budget alone: not read
+    assert callees.reached(root, CODED)["scaled_dot_product_attention"] == ()
+
+
 def result(id_: str, status: Status, feedback: str = "...") -> ExerciseResult:
     return ExerciseResult(id_, ATTENTION.get(id_).function, 1.0 if status is Status.PASSED else 0.0, 1.0, status,
                           feedback)
