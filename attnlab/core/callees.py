@@ -49,22 +49,26 @@ def reached_from(fn: Callable, exercises: Iterable[ExerciseSpec]) -> list[tuple[
     """For a function defined in a notebook (check("attention", run_attention)): the other exercises whose
     function it reaches, each with the function object, in `exercises`' order. Read from the code objects'
     names, looked up in the function's globals (the notebook's namespace), through the functions and classes
-    defined beside it; an exercise's function is known by its name there (`run_softmax`)."""
+    defined beside it; an exercise's function is known by its name there (`run_softmax`). Advice only: [] for
+    anything it cannot read."""
     exercises = list(exercises)
     by_name = {e.function: e for e in exercises}
     module = getattr(fn, "__module__", None)
     found: dict[str, Callable] = {}
     seen, todo = {id(fn)}, [fn]
-    while todo:
-        current = todo.pop()
-        for name, value in _globals_used(current):
-            if id(value) in seen or getattr(value, "__module__", None) != module:
-                continue
-            seen.add(id(value))
-            if name in by_name and callable(value):
-                found.setdefault(name, value)
-            if isinstance(value, (types.FunctionType, type)):
-                todo.append(value)
+    try:
+        while todo:
+            current = todo.pop()
+            for name, value in _globals_used(current):
+                if id(value) in seen or getattr(value, "__module__", None) != module:
+                    continue
+                seen.add(id(value))
+                if name in by_name and callable(value):
+                    found.setdefault(name, value)
+                if isinstance(value, (types.FunctionType, type)):
+                    todo.append(value)
+    except Exception:  # noqa: BLE001 -- a notebook's objects may be anything (a class whose __module__ raises)
+        return []
     return [(e, found[e.function]) for e in exercises if e.function in found]
 
 
@@ -80,6 +84,16 @@ def _globals_used(obj: object) -> list[tuple[str, object]]:
             codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
             used += [(name, namespace[name]) for name in code.co_names if name in namespace]
     return used
+
+
+def noted_in(results: list[ExerciseResult], package: Path, exercises: Iterable[ExerciseSpec],
+             lang: str) -> list[ExerciseResult]:
+    """`noted` for a package's results, as grade.py gives them: advice only, so a failure here (a bug of ours
+    on some odd source) leaves the results as they were instead of costing the submission its grade."""
+    try:
+        return noted(results, reached(package, exercises), lang)
+    except Exception:  # noqa: BLE001 -- see above
+        return results
 
 
 def noted(results: list[ExerciseResult], reached_ids: dict[str, tuple[str, ...]], lang: str) -> list[ExerciseResult]:
@@ -110,7 +124,11 @@ def _messages(result: ExerciseResult) -> tuple[str, ...]:
 
 
 def _failing(result: ExerciseResult) -> bool:
-    return result.status is not Status.PASSED and result.status not in EXCLUDED and result.function is not None
+    """Failed a check of its own: not an exercise the run's budget never reached (no checks), not the judge's
+    own fault (an internal error), not the quiz."""
+    return (result.function is not None and result.status not in (Status.PASSED, Status.INTERNAL_ERROR)
+            and result.status not in EXCLUDED
+            and any(not c.passed and c.status not in (*EXCLUDED, Status.INTERNAL_ERROR) for c in result.checks))
 
 
 def _parse(path: Path, budget: int) -> tuple[ast.Module, int] | None:

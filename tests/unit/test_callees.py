@@ -121,9 +121,13 @@ def test_what_the_judge_parses_is_bounded_in_all(tmp_path, monkeypatch):
     assert callees.reached(root, CODED)["scaled_dot_product_attention"] == ()
 
 
-def result(id_: str, status: Status, feedback: str = "...") -> ExerciseResult:
+def result(id_: str, status: Status, feedback: str = "...", checks: tuple | None = None) -> ExerciseResult:
+    """An exercise's result; unless it passed, with a check that failed with its own message."""
+    if checks is None:
+        checks = (CheckResult("case", status is Status.PASSED, status, "" if status is Status.PASSED else
+                              f"{id_} went wrong"),)
     return ExerciseResult(id_, ATTENTION.get(id_).function, 1.0 if status is Status.PASSED else 0.0, 1.0, status,
-                          feedback)
+                          feedback, checks)
 
 
 def test_the_note_names_each_failing_callee_first_in_the_assignments_order():
@@ -152,8 +156,24 @@ def test_no_note_where_the_callee_passes_or_the_caller_is_not_written():
     passing = [result("softmax", Status.PASSED), result("scaled_dot_product_attention", Status.FAILED)]
     unwritten = [result("softmax", Status.ERROR), result("scaled_dot_product_attention", Status.NOT_IMPLEMENTED)]
     not_applicable = [result("softmax", Status.NOT_APPLICABLE), result("scaled_dot_product_attention", Status.ERROR)]
-    for results in (passing, unwritten, not_applicable):
+    # the run's budget ended before softmax (grade.py --budget): it failed no check of its own
+    not_reached = [result("softmax", Status.TIMEOUT, checks=()), result("scaled_dot_product_attention", Status.ERROR)]
+    ours = [result("softmax", Status.INTERNAL_ERROR), result("scaled_dot_product_attention", Status.ERROR)]
+    for results in (passing, unwritten, not_applicable, not_reached, ours):
         assert callees.noted(results, reached, "en") == results
+
+
+def test_a_failure_of_ours_leaves_grade_pys_results_as_they_were(tmp_path, monkeypatch):
+    results = [result("softmax", Status.ERROR), result("scaled_dot_product_attention", Status.ERROR)]
+    root = package(tmp_path / "mine", softmax=SOFTMAX, attention="from .softmax import run_softmax\n"
+                   "def run_scaled_dot_product_attention(Q, K, V, mask=None):\n    return run_softmax(Q, -1)\n")
+    assert callees.noted_in(results, root, CODED, "en")[1].feedback.startswith("Fix softmax first")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(callees, "reached", broken)
+    assert callees.noted_in(results, root, CODED, "en") == results
 
 
 def test_no_note_where_caller_and_callee_fail_with_the_same_problem():

@@ -159,7 +159,7 @@ def exercise_results(package: Path, name: str, opts: JudgeOptions, scratch: Path
                 results.append(internal_exercise(exercise, exc, run.lang))
             if progress is not None:
                 progress(results)
-    return callees.noted(said_once(results, run.lang), callees.reached(package, run.course.coded), run.lang)
+    return callees.noted_in(said_once(results, run.lang), package, run.course.coded, run.lang)
 
 
 def grade_submission(submission: Submission, opts: JudgeOptions, progress: Progress | None = None) -> SubmissionResult:
