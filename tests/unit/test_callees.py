@@ -174,6 +174,12 @@ def test_a_failure_of_ours_leaves_grade_pys_results_as_they_were(tmp_path, monke
 
     monkeypatch.setattr(callees, "reached", broken)
     assert callees.noted_in(results, root, CODED, "en") == results
+    # and the sources are not read at all unless two exercises fail: none of it on correct code's path
+    read = []
+    monkeypatch.setattr(callees, "reached", lambda *args: read.append(args) or {})
+    one_failing = [result("softmax", Status.PASSED), result("scaled_dot_product_attention", Status.ERROR)]
+    assert callees.noted_in(one_failing, root, CODED, "en") == one_failing and read == []
+    assert callees.noted_in(results, root, CODED, "en") == results and len(read) == 1
 
 
 def test_no_note_where_caller_and_callee_fail_with_the_same_problem():
