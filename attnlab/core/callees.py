@@ -22,7 +22,7 @@ from attnlab.core.status import EXCLUDED, Status
 
 MAX_SOURCE_BYTES = 1 << 19  # bigger modules are no one's handwritten exercise: not read
 MAX_TOTAL_BYTES = 1 << 21  # all modules read, together: the judge parses them, and an upload may hold 50 MB
-MAX_HELPERS = 64  # modules read beside the exercises' own
+MAX_HELPERS = 2000  # modules read beside the exercises' own (a notebook's package: one per cell, up to 2000)
 Definition = tuple[str, str]  # (module, top-level name)
 
 
@@ -36,7 +36,9 @@ def reached(package: Path, exercises: Iterable[ExerciseSpec]) -> dict[str, tuple
         if (read := _parse(package / f"{module}.py", budget)) is not None:
             parsed[module], budget = read[0], budget - read[1]
     graph = _Graph(parsed)
-    owners = {(e.module, e.function): e.id for e in exercises}
+    # where each exercise's function is defined: its module, else wherever the name is (a helper module it
+    # imports from; a notebook's package, one module per cell)
+    owners = {d: e.id for e in exercises for d in graph.starts((e.module, e.function))}
     found = {}
     for exercise in exercises:
         seen = graph.closure((exercise.module, exercise.function))
@@ -167,7 +169,7 @@ class _Graph:
         name = self.aliases.get(module, {}).get(name, name)
         if (module, name) in self.definitions:
             return [(module, name)]
-        return self.by_name.get(name, [])
+        return list(self.by_name.get(name, ()))  # a copy: closure pops what it is given
 
     def uses(self, definition: Definition) -> set[str]:
         if definition in self._uses:
@@ -183,10 +185,13 @@ class _Graph:
             pass
         return names
 
+    def starts(self, start: Definition) -> list[Definition]:
+        """`start` where its module defines it, else what the name stands for there."""
+        return [start] if start in self.definitions else self.resolve(*start)
+
     def closure(self, start: Definition) -> set[Definition]:
-        """Every definition `start` reaches through the names its body, and theirs, use. `start` is its module's
-        own definition, or what the name stands for there (a function imported from a helper module)."""
-        todo = [start] if start in self.definitions else self.resolve(*start)
+        """Every definition `start` (see `starts`) reaches through the names its body, and theirs, use."""
+        todo = self.starts(start)
         seen: set[Definition] = set()
         while todo:
             current = todo.pop()

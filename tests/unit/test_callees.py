@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from attnlab.core import callees, paths
+from attnlab.core.notebook_source import as_package
 from attnlab.core.results import CheckResult, ExerciseResult
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
+from attnlab.instructor.notebooks import notebook_for, sources_of, text_of
 
 ATTENTION = load_course(paths.SPEC_DIR, "attention")
 CODED = ATTENTION.coded
@@ -80,6 +82,18 @@ def test_calls_are_found_however_the_function_is_reached(tmp_path, attention):
     """
     root = package(tmp_path / "mine", softmax=SOFTMAX, attention=attention, helpers=helpers)
     assert callees.reached(root, CODED)["scaled_dot_product_attention"] == ("softmax",)
+
+
+def test_a_notebooks_package_one_module_per_cell_is_read_as_grade_py_makes_it(tmp_path):
+    """grade.py turns a notebook into a package of cell files run in one namespace (notebook_source): the
+    functions are in no exercise's module, and are found by name across the cells."""
+    notebook = notebook_for(ATTENTION, "en", sources_of(paths.REFERENCE_DIR, ATTENTION))
+    (tmp_path / "attention.ipynb").write_text(text_of(notebook), "utf-8")
+    root = tmp_path / "package"
+    as_package(tmp_path / "attention.ipynb", root)
+    assert not (root / "softmax.py").exists() and list(root.glob("notebook_cell_*.py"))
+    assert callees.reached(root, CODED) == callees.reached(paths.REFERENCE_DIR, CODED)
+    assert callees.reached(root, CODED)["simple_self_attention"] == ("softmax",)
 
 
 def test_code_that_does_not_call_it_or_defines_its_own_reaches_nothing(tmp_path):
