@@ -16,6 +16,7 @@ from pathlib import Path
 import matplotlib.image
 import numpy as np
 import pytest
+from reference_copies import reference_copy, softmax_without_return
 
 from attnlab.core import config, frameworks, paths
 from attnlab.core.spec_load import load_course
@@ -93,14 +94,10 @@ def test_check_of_an_exercise_built_on_a_broken_softmax_says_to_mend_softmax_fir
     """The student's run_scaled_dot_product_attention is right but calls their run_softmax, which returns
     nothing: `attnlab check scaled_dot_product_attention` opens by saying so (softmax's visible checks are run
     for it). Checking softmax itself, or sdpa over a softmax that works, says nothing of the kind."""
-    ignored = shutil.ignore_patterns("__pycache__", "misconceptions", "numpy", "jax", "mindspore")
-    working = shutil.copytree(paths.REFERENCE_DIR, tmp_path / "working", ignore=ignored)
+    working = reference_copy(tmp_path / "working")
     code, out, _ = run(capsys, "check", "scaled_dot_product_attention", "--impl", str(working), "--lang", "en")
     assert code == 0 and "Fix " not in out
-    package = shutil.copytree(paths.REFERENCE_DIR, tmp_path / "mine", ignore=ignored)
-    softmax = package / "softmax.py"
-    softmax.write_text(softmax.read_text(encoding="utf-8").replace("    return exponentials / ",
-                                                                   "    exponentials = exponentials / "), "utf-8")
+    package = softmax_without_return(tmp_path / "mine")
     code, out, _ = run(capsys, "check", "scaled_dot_product_attention", "--impl", str(package), "--lang", "en")
     lines = out.splitlines()
     assert code == 1 and lines[0].startswith("scaled_dot_product_attention:")

@@ -5,11 +5,11 @@ has float32 precision, not the exercise's general hint; the second gets full mar
 with run_softmax missing its `return`: every exercise built on it is told to mend softmax first."""
 
 import json
-import shutil
 import subprocess
 import sys
 
 import pytest
+from reference_copies import softmax_without_return
 
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
@@ -36,13 +36,7 @@ def graded_class(tmp_path_factory):
     sources = [CORPUS / "scaled_dot_product_attention" / "bug_softmax_in_float32.py",
                CORPUS / "dropout" / "alt_module_identity_p_zero.py"]
     (package / f"{module}.py").write_text("\n\n".join(p.read_text(encoding="utf-8") for p in sources))
-    no_return = root / "class" / "softmax_no_return"
-    shutil.copytree(paths.REFERENCE_DIR, no_return, ignore=shutil.ignore_patterns("__pycache__", "misconceptions",
-                                                                                   "numpy", "jax", "mindspore"))
-    softmax = no_return / "softmax.py"
-    written = softmax.read_text(encoding="utf-8")
-    assert written.count("    return exponentials / ") == 1
-    softmax.write_text(written.replace("    return exponentials / ", "    exponentials = exponentials / "), "utf-8")
+    no_return = softmax_without_return(root / "class" / "softmax_no_return")
     out = root / "out"
     proc = subprocess.run([sys.executable, str(paths.ROOT / "grade.py"), "--assignment", "attention", "--seed", "3",
                            "--jobs", "1", "--out", str(out), str(package), str(no_return)],

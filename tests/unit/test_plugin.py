@@ -5,6 +5,7 @@ import re
 import shutil
 
 import pytest
+from reference_copies import softmax_without_return
 
 from attnlab.core import paths
 from attnlab.core.spec_load import load_course
@@ -142,11 +143,7 @@ def test_a_broken_spec_is_one_collection_error_naming_its_file_and_key(pytester,
 def test_the_table_is_followed_by_which_broken_function_to_mend_first(run, pytester):
     """run_softmax without `return`: the run_scaled_dot_product_attention built on it fails too, and after the
     table the student reads to fix softmax first (attnlab.core.callees)."""
-    package = shutil.copytree(paths.REFERENCE_DIR, pytester.path / "mine", ignore=shutil.ignore_patterns(
-        "__pycache__", "misconceptions", "numpy", "jax", "mindspore"))
-    softmax = package / "softmax.py"
-    softmax.write_text(softmax.read_text(encoding="utf-8").replace("    return exponentials / ",
-                                                                   "    exponentials = exponentials / "), "utf-8")
+    package = softmax_without_return(pytester.path / "mine")
     result = run("--impl", str(package), "-m", "softmax or scaled_dot_product_attention or causal_mask")
     after_table = result.stdout.str().split("points by exercise", 1)[1]
     assert result.ret == 1
