@@ -27,8 +27,15 @@ Definition = tuple[str, str]  # (module, top-level name)
 
 
 def reached(package: Path, exercises: Iterable[ExerciseSpec]) -> dict[str, tuple[str, ...]]:
-    """exercise id -> the ids of the other exercises whose function it reaches, in `exercises`' order."""
-    exercises = list(exercises)
+    """exercise id -> the ids of the other exercises whose function it reaches, in `exercises`' order. Advice
+    only: {} where reading the sources fails some way of ours, as reached_from gives []."""
+    try:
+        return _reached(package, list(exercises))
+    except Exception:  # noqa: BLE001 -- the student tools and grade.py go on without the note
+        return {}
+
+
+def _reached(package: Path, exercises: list[ExerciseSpec]) -> dict[str, tuple[str, ...]]:
     own = sorted({e.module for e in exercises})
     helpers = sorted(p.stem for p in package.glob("*.py") if p.stem not in own)  # what those may import from
     parsed, budget = {}, MAX_TOTAL_BYTES
@@ -90,8 +97,9 @@ def _globals_used(obj: object) -> list[tuple[str, object]]:
 
 def noted_in(results: list[ExerciseResult], package: Path, exercises: Iterable[ExerciseSpec],
              lang: str) -> list[ExerciseResult]:
-    """`noted` for a package's results, as grade.py gives them: advice only, so a failure here (a bug of ours
-    on some odd source) leaves the results as they were instead of costing the submission its grade."""
+    """`noted` for a package's results, as grade.py gives them: advice only, so a failure here (a bug of ours,
+    in reading the sources or in the note) leaves the results as they were instead of costing the submission
+    its grade."""
     if sum(map(_failing, results)) < 2:  # nothing to say (reading the sources costs ~30 ms: not for correct code)
         return results
     try:

@@ -248,12 +248,9 @@ def _callee_notes(package: Path, graded: list, lang: str) -> list[str]:
     """callees.note for each failing exercise built on other failing ones of the student's (fix softmax first);
     `graded`: (exercise, its result) in the course's order."""
     coded = [ex for ex, _ in graded if isinstance(ex, ExerciseSpec)]
-    try:
-        reached = callees.reached(package, coded)
-    except Exception:  # noqa: BLE001 -- advice only: a bug of ours on odd source must not end the run's report
-        return []
+    reached = callees.reached(package, coded)
     by_id = {ex.id: result for ex, result in graded}
-    notes = (callees.note(by_id[ex.id], [by_id[i] for i in reached[ex.id]], lang) for ex in coded)
+    notes = (callees.note(by_id[ex.id], [by_id[i] for i in reached.get(ex.id, ())], lang) for ex in coded)
     return [note for note in notes if note]
 
 

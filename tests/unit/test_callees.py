@@ -186,6 +186,8 @@ def test_a_failure_of_ours_leaves_grade_pys_results_as_they_were(tmp_path, monke
     def broken(*args, **kwargs):
         raise RuntimeError("a bug of ours")
 
+    monkeypatch.setattr(callees, "_Graph", broken)  # reading the sources fails: the student tools see {}
+    assert callees.reached(root, CODED) == {}
     monkeypatch.setattr(callees, "reached", broken)
     assert callees.noted_in(results, root, CODED, "en") == results
     # and the sources are not read at all unless two exercises fail: none of it on correct code's path
