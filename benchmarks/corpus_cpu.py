@@ -19,33 +19,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
-import json, sys, time
+import json, sys
 from pathlib import Path
+sys.path.insert(0, "benchmarks")  # the probe runs in the repository's root
+from call_timing import Counted
 from attnlab.core import frameworks
 from attnlab.core import config, paths
 from attnlab.core.impl import FileImpl, InProcessImpl
 from attnlab.core.scoring import make_context, run_cases, run_property
 from attnlab.core.spec_load import load_course
 from attnlab.core.status import Status
-
-class Counted:  # the entry's calls, with the CPU time they take
-    def __init__(self, inner):
-        self.inner, self.name, self.cpu_s = inner, inner.name, 0.0
-
-    def call_many(self, *, calls, **kwargs):
-        results = self.inner.call_many(calls=calls, **kwargs)
-        for _ in calls:
-            start = time.process_time()
-            got = next(results)
-            self.cpu_s += time.process_time() - start
-            yield got
-
-    def vjp(self, **kwargs):
-        start = time.process_time()
-        try:
-            return self.inner.vjp(**kwargs)
-        finally:
-            self.cpu_s += time.process_time() - start
 
 exercise_id, framework, entry = sys.argv[1:4]
 exercise = load_course(paths.SPEC_DIR).find(exercise_id).in_framework(framework)

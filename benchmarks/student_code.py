@@ -31,6 +31,8 @@ SEED = 20261126
 
 PROBE = """
 import functools, gc, json, sys, time
+sys.path.insert(0, "benchmarks")  # the probe runs in the repository's root
+from call_timing import Counted
 from attnlab.core import frameworks, paths
 from attnlab.core.impl import InProcessImpl
 from attnlab.core.scoring import make_context, run_checks
@@ -38,9 +40,9 @@ from attnlab.core.spec_load import load_course
 from attnlab.core.status import EXCLUDED
 
 framework, package, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-spent = {"student": 0.0, "calls": 0.0, "calls_made": 0}
+spent = {"student": 0.0, "calls_made": 0}
 
-class Timed(InProcessImpl):
+class Timed(InProcessImpl):  # the CPU time inside the package's own functions
     def _function(self, module, function):
         fn = super()._function(module, function)
 
@@ -54,26 +56,11 @@ class Timed(InProcessImpl):
                 spent["calls_made"] += 1
         return timed
 
-    def call_many(self, *, calls, **kwargs):
-        results = super().call_many(calls=calls, **kwargs)
-        for _ in calls:
-            start = time.process_time()
-            got = next(results)
-            spent["calls"] += time.process_time() - start
-            yield got
-
-    def vjp(self, **kwargs):
-        start = time.process_time()
-        try:
-            return super().vjp(**kwargs)
-        finally:
-            spent["calls"] += time.process_time() - start
-
 course = load_course(paths.SPEC_DIR, "attention", framework)
 adapter = frameworks.adapter(framework)
-impl = Timed(package, adapter=adapter)
+impl = Counted(Timed(package, adapter=adapter))  # and the calls' time, harness included
 first = course.coded[0]
-impl._function(first.module, first.function)  # the framework set up and the package imported: not timed
+impl.inner._function(first.module, first.function)  # the framework set up and the package imported: not timed
 gc.freeze()  # as the forkserver does before it forks a runner: collections skip what was there before
 failed = []
 start = time.process_time()
@@ -82,7 +69,7 @@ for exercise in course.coded:
     for result in run_checks(ctx):
         if not result.passed and result.status not in EXCLUDED:
             failed.append(f"{exercise.id}/{result.name}: {result.status}")
-spent["process"] = time.process_time() - start
+spent["process"], spent["calls"] = time.process_time() - start, impl.cpu_s
 spent["failed"] = failed
 print(json.dumps(spent))
 """
