@@ -162,7 +162,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}, {os.cpu_count()} CPUs; a fixed Python loop: "
           f"{machine_speed():.2f} s", flush=True)
-    figures, figures_marginal = {}, {}
+    figures = {}
     with tempfile.TemporaryDirectory(prefix="attnlab-marginal-") as tmp:
         work = Path(tmp)
         env = {**os.environ, "ATTNLAB_COMPILE_CACHE": str(work / "compile-cache")}
@@ -180,7 +180,6 @@ def main() -> int:
                 mindspore_pairs.append(pair(args.mindspore, "mindspore", args.first, args.mindspore_extra, where,
                                             env))
         torch = summary("torch", torch_pairs)
-        figures_marginal["torch"] = torch["cpu_s"]
         floor = fresh_import(sys.executable, "torch")
         figures["torch submissions/s"] = 1 / torch["wall_s"]
         figures["torch: fresh import / marginal"] = floor / torch["wall_s"]
@@ -207,10 +206,10 @@ def main() -> int:
     if not args.no_floor:
         # what no harness change removes: the reference's own code under each framework, per copy
         print("the reference's own code alone, per copy, in-process (benchmarks/student_code.py):", flush=True)
-        floor = student_code.report(jax=not args.no_jax, mindspore=args.mindspore)
+        own = student_code.report(jax=not args.no_jax, mindspore=args.mindspore)
         for framework in ("jax", "mindspore"):
-            if framework in floor and "torch" in figures_marginal:
-                times = floor[framework]["student"] / figures_marginal["torch"]
+            if framework in own:
+                times = own[framework]["student"] / torch["cpu_s"]
                 print(f"  {framework}'s own code alone is {times:.1f}x torch's whole marginal CPU per copy: "
                       "the floor under its ratio", flush=True)
     if args.suite:
